@@ -1,0 +1,167 @@
+package io.github.resilienthttp;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/**
+ * What happened in one attempt of an operation: the input of a {@link ResponseClassifier}.
+ *
+ * <p>Exactly one of {@link #response()} and {@link #exception()} is present. The response's body has
+ * not been read; a classifier may {@link Response#peekBody(long) peek} at it but must not consume or
+ * close it (the SDK closes every response it does not return).
+ *
+ * <p>Immutable; valid only during the classifier call.
+ */
+public final class AttemptOutcome {
+  private final Request request;
+  private final Response response;
+  private final IOException exception;
+  private final int attempt;
+  private final boolean requestMayHaveReachedServer;
+  private final boolean idempotent;
+  private final String idempotencyKey;
+  private final boolean idempotencyKeySent;
+  private final Instant now;
+
+  AttemptOutcome(
+      Request request,
+      Response response,
+      IOException exception,
+      int attempt,
+      boolean requestMayHaveReachedServer,
+      boolean idempotent,
+      String idempotencyKey,
+      boolean idempotencyKeySent,
+      Instant now) {
+    if ((response == null) == (exception == null)) {
+      throw new IllegalArgumentException("exactly one of response and exception");
+    }
+    this.request = Objects.requireNonNull(request, "request");
+    this.response = response;
+    this.exception = exception;
+    this.attempt = attempt;
+    this.requestMayHaveReachedServer = requestMayHaveReachedServer;
+    this.idempotent = idempotent;
+    this.idempotencyKey = idempotencyKey;
+    this.idempotencyKeySent = idempotencyKeySent;
+    this.now = now;
+  }
+
+  /**
+   * An outcome for a response, for testing classifiers.
+   *
+   * @param keySent whether the request carried an idempotency key
+   */
+  public static AttemptOutcome ofResponse(Response response, int attempt, boolean keySent) {
+    Request request = response.request();
+    return new AttemptOutcome(request, response, null, attempt, true,
+        keySent || isIdempotentMethod(request.method()), keySent ? "test-key" : null, keySent,
+        Instant.now());
+  }
+
+  /**
+   * An outcome for an exception, for testing classifiers.
+   *
+   * @param mayHaveReachedServer false for a failure before any byte of the request was written
+   */
+  public static AttemptOutcome ofException(
+      Request request, IOException exception, int attempt, boolean mayHaveReachedServer,
+      boolean keySent) {
+    return new AttemptOutcome(request, null, exception, attempt, mayHaveReachedServer,
+        keySent || isIdempotentMethod(request.method()), keySent ? "test-key" : null, keySent,
+        Instant.now());
+  }
+
+  /** The request as sent in this attempt (with the idempotency key header when one was sent). */
+  public Request request() {
+    return request;
+  }
+
+  /** The response, when the server answered. */
+  public Optional<Response> response() {
+    return Optional.ofNullable(response);
+  }
+
+  /** The status code of the response, or -1 when the attempt failed with an exception. */
+  public int statusCode() {
+    return response == null ? -1 : response.code();
+  }
+
+  /** The failure, when the attempt produced no response. */
+  public Optional<IOException> exception() {
+    return Optional.ofNullable(exception);
+  }
+
+  /** 1 for the first attempt, 2 for the first retry, and so on. */
+  public int attempt() {
+    return attempt;
+  }
+
+  /**
+   * False only when the attempt failed before any byte of the request was written to a connection
+   * (DNS, connect or TLS handshake failure), so the server cannot have processed it. The SDK knows
+   * this exactly: its network interceptor runs just before OkHttp writes the request.
+   */
+  public boolean requestMayHaveReachedServer() {
+    return requestMayHaveReachedServer;
+  }
+
+  /**
+   * True when repeating the operation cannot cause a second effect: its method is idempotent
+   * (RFC 9110 §9.2.2: GET, HEAD, OPTIONS, TRACE, PUT, DELETE) or it carries an idempotency key.
+   */
+  public boolean idempotent() {
+    return idempotent;
+  }
+
+  /** Whether this attempt's request carried the operation's idempotency key. */
+  public boolean idempotencyKeySent() {
+    return idempotencyKeySent;
+  }
+
+  /** The operation's idempotency key (sent or not). */
+  public String idempotencyKey() {
+    return idempotencyKey;
+  }
+
+  /**
+   * The delay asked for by the response's {@code Retry-After} header, parsed with
+   * {@link RetryAfter#parse(String, Instant)}; empty when absent, malformed or negative.
+   */
+  public Optional<Duration> retryAfter() {
+    if (response == null) {
+      return Optional.empty();
+    }
+    return RetryAfter.parse(response.header("Retry-After"), now);
+  }
+
+  /**
+   * True for the methods RFC 9110 §9.2.2 defines as idempotent: GET, HEAD, OPTIONS, TRACE, PUT and
+   * DELETE.
+   */
+  public static boolean isIdempotentMethod(String method) {
+    switch (method) {
+      case "GET":
+      case "HEAD":
+      case "OPTIONS":
+      case "TRACE":
+      case "PUT":
+      case "DELETE":
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "AttemptOutcome{attempt=" + attempt + ", " + request.method() + " " + request.url().host()
+        + (response != null ? ", status=" + response.code() : ", exception=" + exception)
+        + ", mayHaveReachedServer=" + requestMayHaveReachedServer + ", idempotent=" + idempotent + "}";
+  }
+}

@@ -1,0 +1,20 @@
+package io.github.resilienthttp;
+
+/**
+ * Per-attempt facts that only the network layer can see, carried as a tag on the attempt's request.
+ * Written by {@link NetworkAttemptTracker} on OkHttp's thread for the call, read by
+ * {@link RetryInterceptor} on the same call after {@code proceed} returns. Not API.
+ */
+final class AttemptState {
+  final OperationContext operation;
+  volatile int networkRequests;
+
+  AttemptState(OperationContext operation) {
+    this.operation = operation;
+  }
+
+  /** True once any network request of this attempt was about to be written. */
+  boolean mayHaveReachedServer() {
+    return networkRequests > 0;
+  }
+}

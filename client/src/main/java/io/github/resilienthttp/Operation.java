@@ -1,0 +1,214 @@
+package io.github.resilienthttp;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import okhttp3.Call;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/**
+ * One logical operation (one business intent, such as "create this payment"): one request, run with
+ * as many attempts as the client's {@link RetryPolicy} and {@link ResponseClassifier} allow, all
+ * carrying the same idempotency key.
+ *
+ * <p>Create one with {@link ResilientHttpClient#operation(Request)}, optionally adjust it, then
+ * {@link #execute()} it once. The key is chosen when the operation is created and is readable at any
+ * time with {@link #idempotencyKey()}; store it before executing if you may need to resume the intent
+ * after a crash.
+ *
+ * <p>Not thread-safe while being configured; {@link #execute()} may be called only once (from any
+ * thread); the getters may be called from any thread at any time.
+ */
+public final class Operation {
+  private final ResilientHttpClient client;
+  private final Request request;
+  private final AtomicBoolean executed = new AtomicBoolean();
+  private String key;
+  private boolean keyFromCaller;
+  private Boolean sendKey;
+  private Duration deadline;
+  private volatile OperationContext context;
+
+  Operation(ResilientHttpClient client, Request request) {
+    this.client = client;
+    this.request = request;
+    String header = request.header(client.idempotencyKeyPolicy().headerName());
+    if (header != null) {
+      this.key = IdempotencyKeyPolicy.validateKey(header);
+      this.keyFromCaller = true;
+    } else {
+      this.key = IdempotencyKeyPolicy.newKey();
+    }
+  }
+
+  /**
+   * Uses {@code key} instead of a new random one, and sends it: to resume a known intent (for
+   * example after a crash, or after {@link OutcomeUnknownException}) so that the server can
+   * recognise it. Used verbatim; never replaced.
+   *
+   * @param key 1 to 255 visible ASCII characters (0x21..0x7E)
+   * @throws IllegalArgumentException when the key breaks that rule, or the request already carries a
+   *     different key in its key header
+   * @throws IllegalStateException after {@link #execute()}
+   */
+  public Operation idempotencyKey(String key) {
+    checkNotExecuted();
+    IdempotencyKeyPolicy.validateKey(key);
+    String header = request.header(client.idempotencyKeyPolicy().headerName());
+    if (header != null && !header.equals(key)) {
+      throw new IllegalArgumentException("the request already carries "
+          + client.idempotencyKeyPolicy().headerName() + " with a different key");
+    }
+    this.key = key;
+    this.keyFromCaller = true;
+    return this;
+  }
+
+  /**
+   * Forces sending the key on ({@code true}) or off ({@code false}) for this operation, overriding
+   * the client's {@link IdempotencyKeyPolicy#send()}. Turning it off for a POST makes the operation
+   * non-idempotent: failures with an unknown outcome then end in {@link OutcomeUnknownException}
+   * instead of a retry. A key header already on the request is always sent as is.
+   *
+   * @throws IllegalStateException after {@link #execute()}
+   */
+  public Operation sendIdempotencyKey(boolean send) {
+    checkNotExecuted();
+    this.sendKey = send;
+    return this;
+  }
+
+  /**
+   * The total time this operation may take, replacing {@link RetryPolicy#deadline()}.
+   *
+   * @param deadline 1 ms to 24 h
+   * @throws IllegalArgumentException when out of range
+   * @throws IllegalStateException after {@link #execute()}
+   */
+  public Operation deadline(Duration deadline) {
+    checkNotExecuted();
+    Objects.requireNonNull(deadline, "deadline");
+    RetryPolicy.Builder.checkRange("deadline", deadline, Duration.ofMillis(1));
+    this.deadline = deadline;
+    return this;
+  }
+
+  /** This operation's idempotency key (sent or not). Never {@code null}. */
+  public String idempotencyKey() {
+    return key;
+  }
+
+  /** Whether the key is (or will be) sent with this operation's requests. */
+  public boolean idempotencyKeySent() {
+    OperationContext c = context;
+    return c != null ? c.keySent : decideKeySent();
+  }
+
+  /** Attempts started so far (0 before {@link #execute()}). */
+  public int attempts() {
+    OperationContext c = context;
+    return c == null ? 0 : c.attempts();
+  }
+
+  /**
+   * Requests written to the network so far, counted by a network interceptor: attempts plus any
+   * follow-ups OkHttp made itself (redirects, authentication challenges). Equal to what the server
+   * saw, minus attempts that failed before sending.
+   */
+  public int networkRequests() {
+    OperationContext c = context;
+    return c == null ? 0 : c.networkRequests();
+  }
+
+  /** The request as given, without the key header the SDK adds. */
+  public Request request() {
+    return request;
+  }
+
+  /**
+   * Runs the operation: attempts, waits and retries until a response is final, the attempts run out
+   * or the deadline passes.
+   *
+   * <p>Returns the final response (success, a permanent failure such as 404, or the last retryable
+   * response such as 503 when no more attempts were allowed); the caller must close it. The
+   * operation's deadline is also OkHttp's call timeout for the call, so it bounds reading the
+   * response body too.
+   *
+   * @throws OutcomeUnknownException when the server may have processed the request and retrying was
+   *     not safe (not idempotent, or a one-shot body)
+   * @throws RetriesExhaustedException when every attempt failed with an exception before reaching
+   *     the server
+   * @throws DeadlineExceededException when the deadline passed, or the next retry could not start
+   *     before it
+   * @throws OperationInterruptedException when the calling thread was interrupted (its interrupt flag
+   *     stays set)
+   * @throws ResilientHttpException for a permanent failure (e.g. an untrusted certificate)
+   * @throws IllegalStateException when called a second time
+   */
+  public Response execute() throws IOException {
+    if (!executed.compareAndSet(false, true)) {
+      throw new IllegalStateException("an Operation runs once; create a new one with"
+          + " client.operation(request), or resume an intent with .idempotencyKey(key)");
+    }
+    boolean keySent = decideKeySent();
+    boolean idempotent = keySent || AttemptOutcome.isIdempotentMethod(request.method());
+    Duration d = deadline != null ? deadline : client.retryPolicy().deadline();
+    OperationContext op = new OperationContext(
+        client, key, keySent, idempotent, client.timeSource().nanoTime(), d.toNanos());
+    context = op;
+    Call call = client.okHttpClientForOperations()
+        .newCall(request.newBuilder().tag(OperationContext.class, op).build());
+    call.timeout().timeout(d.toNanos(), TimeUnit.NANOSECONDS);
+    try {
+      return call.execute();
+    } catch (IOException e) {
+      throw unwrapCallTimeout(op, e);
+    }
+  }
+
+  /**
+   * OkHttp's call timeout, when it fires, wraps whatever the interceptors threw in
+   * {@code InterruptedIOException("timeout")}. Give the caller the SDK's own exception back.
+   */
+  private static IOException unwrapCallTimeout(OperationContext op, IOException e) {
+    if (e instanceof OperationFailure) {
+      return e;
+    }
+    Throwable cause = e.getCause();
+    if (cause instanceof DeadlineExceededException) {
+      return (DeadlineExceededException) cause;
+    }
+    if (!op.realDeadlinePassed()) {
+      return e;
+    }
+    return new DeadlineExceededException(
+        "deadline passed (deadline " + TimeUnit.NANOSECONDS.toMillis(op.deadlineDurationNanos)
+            + " ms)", op.key, op.keySent, op.attempts(), "deadline",
+        cause instanceof IOException ? cause : e);
+  }
+
+  private boolean decideKeySent() {
+    if (request.header(client.idempotencyKeyPolicy().headerName()) != null) {
+      return true;
+    }
+    if (sendKey != null) {
+      return sendKey;
+    }
+    return keyFromCaller || client.idempotencyKeyPolicy().sendsKeyFor(request.method());
+  }
+
+  private void checkNotExecuted() {
+    if (executed.get()) {
+      throw new IllegalStateException("the operation has already been executed");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Operation{" + request.method() + " " + request.url().redact() + ", key="
+        + IdempotencyKeyPolicy.shorten(key) + "…}";
+  }
+}

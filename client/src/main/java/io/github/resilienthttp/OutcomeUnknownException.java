@@ -1,0 +1,33 @@
+package io.github.resilienthttp;
+
+/**
+ * The server may or may not have processed the operation, and the SDK could not safely find out by
+ * retrying: the request reached the server (or may have), the attempt failed in a way that does not
+ * say whether it took effect (a timeout or reset after the request was written, 500, 502, 504), and
+ * the operation is not idempotent (its method is not, and no idempotency key was sent) or its body
+ * cannot be sent again ({@link okhttp3.RequestBody#isOneShot()}).
+ *
+ * <p>What to do: query the server for the outcome, or resume the same intent with the same key
+ * ({@code client.operation(request).idempotencyKey(e.idempotencyKey())}) if the server supports
+ * idempotency keys. Never blindly repeat it with a new key: that may do the work twice.
+ *
+ * <p>{@link #statusCode()} is the last response's status when the last attempt got one (its
+ * response has been closed), or -1 when it failed with an exception (the {@link #getCause() cause}).
+ */
+public class OutcomeUnknownException extends ResilientHttpException {
+  private static final long serialVersionUID = 1L;
+
+  private final int statusCode;
+
+  public OutcomeUnknownException(
+      String message, String idempotencyKey, boolean idempotencyKeySent, int attempts,
+      String reason, int statusCode, Throwable cause) {
+    super(message, idempotencyKey, idempotencyKeySent, attempts, reason, cause);
+    this.statusCode = statusCode;
+  }
+
+  /** The last response's status code, or -1 when the last attempt ended with an exception. */
+  public int statusCode() {
+    return statusCode;
+  }
+}

@@ -1,0 +1,19 @@
+package io.github.resilienthttp;
+
+/**
+ * Every allowed attempt failed with an exception the classifier considered retryable, and no attempt
+ * is left ({@link RetryPolicy#maxAttempts()}). The {@link #getCause() cause} is the last attempt's
+ * failure. When that last failure may have reached the server, {@link OutcomeUnknownException} is
+ * thrown instead.
+ *
+ * <p>When the last attempt got a response, the SDK returns that response rather than throwing.
+ */
+public class RetriesExhaustedException extends ResilientHttpException {
+  private static final long serialVersionUID = 1L;
+
+  public RetriesExhaustedException(
+      String message, String idempotencyKey, boolean idempotencyKeySent, int attempts,
+      String reason, Throwable cause) {
+    super(message, idempotencyKey, idempotencyKeySent, attempts, reason, cause);
+  }
+}

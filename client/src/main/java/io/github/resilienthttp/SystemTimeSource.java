@@ -1,0 +1,38 @@
+package io.github.resilienthttp;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/** The real {@link TimeSource}. Stateless. */
+final class SystemTimeSource implements TimeSource {
+  static final SystemTimeSource INSTANCE = new SystemTimeSource();
+
+  private SystemTimeSource() {}
+
+  @Override
+  public long nanoTime() {
+    return System.nanoTime();
+  }
+
+  @Override
+  public Instant now() {
+    return Instant.now();
+  }
+
+  @Override
+  public void sleep(Duration duration) throws InterruptedException {
+    if (duration.isNegative() || duration.isZero()) {
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+      return;
+    }
+    long nanos = duration.toNanos();
+    Thread.sleep(nanos / 1_000_000L, (int) (nanos % 1_000_000L));
+  }
+
+  @Override
+  public String toString() {
+    return "TimeSource.system()";
+  }
+}

@@ -1,0 +1,36 @@
+package io.github.resilienthttp;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * The clock and sleeper seam of the SDK: every reading of time and every wait between attempts goes
+ * through one {@code TimeSource}, so tests can replace real time with a fake one and be exact and fast.
+ *
+ * <p>{@link #nanoTime()} measures the operation deadline (monotonic, like {@link System#nanoTime()});
+ * {@link #now()} is the wall clock used to resolve an HTTP-date {@code Retry-After} (RFC 9110 §10.2.3);
+ * {@link #sleep(Duration)} is the wait between attempts.
+ *
+ * <p>Implementations must be thread-safe: one client shares its time source between all operations.
+ */
+public interface TimeSource {
+
+  /** Monotonic time in nanoseconds; only differences between two readings are meaningful. */
+  long nanoTime();
+
+  /** The current wall-clock instant. */
+  Instant now();
+
+  /**
+   * Blocks the calling thread for {@code duration} (never negative).
+   *
+   * @throws InterruptedException when the thread is interrupted while waiting; the SDK then stops the
+   *     operation and throws {@link OperationInterruptedException}
+   */
+  void sleep(Duration duration) throws InterruptedException;
+
+  /** The real clock: {@link System#nanoTime()}, {@link Instant#now()} and {@link Thread#sleep(long, int)}. */
+  static TimeSource system() {
+    return SystemTimeSource.INSTANCE;
+  }
+}
