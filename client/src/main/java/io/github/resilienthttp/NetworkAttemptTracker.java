@@ -6,18 +6,41 @@ import okhttp3.Response;
 
 /**
  * A network interceptor that sees every request OkHttp is about to write on a connection, including
- * OkHttp's own follow-ups (redirects, authentication) and any silent retries. It records that the
- * attempt may have reached the server (so a failure before this point is known to be "not sent") and
- * counts network requests per operation, so the SDK's report equals what the server saw. Not API.
+ * OkHttp's own follow-ups (redirects, authentication). It records that the attempt may have reached
+ * the server (so a failure before this point is known to be "not sent") and counts network requests
+ * per operation, so the SDK's report equals what the server saw. Not API.
+ *
+ * <p>It also stops the one silent repeat that {@code retryOnConnectionFailure(false)} does not stop:
+ * OkHttp 5 re-sends a request at once, by itself, when the answer is {@code 503} with
+ * {@code Retry-After: 0}. That repeat would be an attempt the SDK neither counts nor bounds, so for
+ * operations run by the SDK this interceptor removes a zero {@code Retry-After} from 503 answers. The
+ * SDK's own loop then retries after its backoff (a zero {@code Retry-After} never shortens it).
  */
 final class NetworkAttemptTracker implements Interceptor {
   @Override
   public Response intercept(Chain chain) throws IOException {
     AttemptState state = chain.request().tag(AttemptState.class);
-    if (state != null) {
-      state.networkRequests++;
-      state.operation.networkRequestStarted();
+    if (state == null) {
+      return chain.proceed(chain.request());
     }
-    return chain.proceed(chain.request());
+    state.networkRequests++;
+    state.operation.networkRequestStarted();
+    Response response = chain.proceed(chain.request());
+    if (response.code() == 503 && isZero(response.header("Retry-After"))) {
+      return response.newBuilder().removeHeader("Retry-After").build();
+    }
+    return response;
+  }
+
+  private static boolean isZero(String retryAfter) {
+    if (retryAfter == null || retryAfter.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < retryAfter.length(); i++) {
+      if (retryAfter.charAt(i) != '0') {
+        return false;
+      }
+    }
+    return true;
   }
 }

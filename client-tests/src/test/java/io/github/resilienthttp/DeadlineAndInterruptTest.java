@@ -1,0 +1,201 @@
+package io.github.resilienthttp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.github.resilienthttp.testkit.FakeTimeSource;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.SocketEffect;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The total deadline and interrupts, on real time where the point is real time (OkHttp's own timeouts
+ * must be shrunk to the deadline). Elapsed-time bounds are generous: they prove "stopped near the
+ * deadline", not speed.
+ */
+class DeadlineAndInterruptTest {
+  private MockWebServer server;
+  private OkHttpClient okHttp;
+
+  @BeforeEach
+  void setUp() throws IOException {
+    server = new MockWebServer();
+    server.start();
+    okHttp = new OkHttpClient.Builder().readTimeout(Duration.ofSeconds(30)).build();
+  }
+
+  @AfterEach
+  void tearDown() {
+    okHttp.connectionPool().evictAll();
+    server.close();
+  }
+
+  private Request get() {
+    return new Request.Builder().url(server.url("/slow")).build();
+  }
+
+  @Test
+  void slowHeadersPastTheDeadlineEndInDeadlineExceeded() {
+    server.enqueue(new MockResponse.Builder().headersDelay(5, TimeUnit.SECONDS).body("late").build());
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
+        .retryPolicy(RetryPolicy.builder().deadline(Duration.ofMillis(400)).build()).build();
+    Operation op = client.operation(get());
+
+    long start = System.nanoTime();
+    assertThatThrownBy(op::execute).isInstanceOfSatisfying(DeadlineExceededException.class, e -> {
+      assertThat(e.idempotencyKey()).isEqualTo(op.idempotencyKey());
+      assertThat(e.attempts()).isEqualTo(1);
+      assertThat(e.reason()).isEqualTo("deadline");
+      assertThat(e).isInstanceOf(InterruptedIOException.class);
+    });
+    long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    assertThat(elapsedMs).isBetween(380L, 2_000L);
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void perOperationDeadlineOverridesThePolicy() {
+    server.enqueue(new MockResponse.Builder().headersDelay(5, TimeUnit.SECONDS).build());
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
+        .retryPolicy(RetryPolicy.builder().deadline(Duration.ofSeconds(20)).build()).build();
+    long start = System.nanoTime();
+    assertThatThrownBy(() -> client.operation(get()).deadline(Duration.ofMillis(300)).execute())
+        .isInstanceOf(DeadlineExceededException.class);
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(2_000L);
+  }
+
+  @Test
+  void attemptTimeoutEndsASlowAttemptAndTheNextOneSucceeds() throws Exception {
+    server.enqueue(new MockResponse.Builder().headersDelay(3, TimeUnit.SECONDS).build());
+    server.enqueue(new MockResponse.Builder().code(200).body("ok").build());
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
+        .retryPolicy(RetryPolicy.builder().attemptTimeout(Duration.ofMillis(300))
+            .backoff(Backoff.none()).deadline(Duration.ofSeconds(10)).build()).build();
+    Operation op = client.operation(get());
+    try (Response r = op.execute()) {
+      assertThat(r.body().string()).isEqualTo("ok");
+    }
+    assertThat(op.attempts()).isEqualTo(2);
+  }
+
+  @Test
+  void throttledBodyIsBoundedByTheDeadlineToo() throws Exception {
+    server.enqueue(new MockResponse.Builder().body("x".repeat(10_000))
+        .throttleBody(10, 100, TimeUnit.MILLISECONDS).build());
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
+        .retryPolicy(RetryPolicy.builder().deadline(Duration.ofMillis(500)).build()).build();
+    long start = System.nanoTime();
+    try (Response r = client.operation(get()).execute()) {
+      assertThat(r.code()).isEqualTo(200);
+      assertThatThrownBy(() -> r.body().string()).isInstanceOf(InterruptedIOException.class);
+    }
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(3_000L);
+  }
+
+  @Test
+  void noWaitPassesTheDeadline() throws Exception {
+    for (int i = 0; i < 10; i++) {
+      server.enqueue(new MockResponse.Builder().code(503).build());
+    }
+    FakeTimeSource time = new FakeTimeSource();
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).timeSource(time)
+        .retryPolicy(RetryPolicy.builder().maxAttempts(10).backoff(Backoff.fixed(Duration.ofSeconds(3)))
+            .deadline(Duration.ofSeconds(10)).build()).build();
+    Operation op = client.operation(get());
+    try (Response r = op.execute()) {
+      assertThat(r.code()).isEqualTo(503);
+    }
+    // 3 s + 3 s + 3 s = 9 s; a fourth wait would end at 12 s, after the 10 s deadline.
+    assertThat(time.sleeps()).containsExactly(Duration.ofSeconds(3), Duration.ofSeconds(3), Duration.ofSeconds(3));
+    assertThat(op.attempts()).isEqualTo(4);
+    assertThat(time.elapsed()).isLessThanOrEqualTo(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void interruptDuringTheWaitStopsPromptlyAndKeepsTheFlag() throws Exception {
+    server.enqueue(new MockResponse.Builder().code(503).build());
+    server.enqueue(new MockResponse.Builder().code(200).build());
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
+        .retryPolicy(RetryPolicy.builder().backoff(Backoff.fixed(Duration.ofSeconds(20)))
+            .deadline(Duration.ofSeconds(60)).build()).build();
+    CountDownLatch started = new CountDownLatch(1);
+    AtomicBoolean flagKept = new AtomicBoolean();
+    Thread[] worker = new Thread[1];
+    CompletableFuture<Throwable> thrown = new CompletableFuture<>();
+    worker[0] = new Thread(() -> {
+      started.countDown();
+      try {
+        client.operation(get()).execute().close();
+        thrown.complete(null);
+      } catch (Throwable t) {
+        flagKept.set(Thread.currentThread().isInterrupted());
+        thrown.complete(t);
+      }
+    });
+    worker[0].start();
+    started.await();
+    await().atMost(Duration.ofSeconds(5)).until(() -> server.getRequestCount() == 1
+        && worker[0].getState() == Thread.State.TIMED_WAITING);
+    long start = System.nanoTime();
+    worker[0].interrupt();
+    Throwable t = thrown.get(5, TimeUnit.SECONDS);
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(2_000L);
+    assertThat(t).isInstanceOfSatisfying(OperationInterruptedException.class, e -> {
+      assertThat(e.attempts()).isEqualTo(1);
+      assertThat(e.reason()).isEqualTo("interrupted");
+    });
+    assertThat(flagKept).isTrue();
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aThreadInterruptedBeforeExecuteSendsNothing() throws InterruptedException, ExecutionException {
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).build();
+    CompletableFuture<Throwable> thrown = new CompletableFuture<>();
+    Thread t = new Thread(() -> {
+      Thread.currentThread().interrupt();
+      try {
+        client.operation(get()).execute().close();
+        thrown.complete(null);
+      } catch (Throwable e) {
+        thrown.complete(e);
+      }
+    });
+    t.start();
+    assertThat(thrown.get()).isInstanceOf(OperationInterruptedException.class);
+    assertThat(server.getRequestCount()).isZero();
+  }
+
+  @Test
+  void lostResponsesAndDeadlineOnAnIdempotentOperation() {
+    for (int i = 0; i < 40; i++) {
+      server.enqueue(new MockResponse.Builder().onResponseStart(new SocketEffect.CloseSocket()).build());
+    }
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
+        .retryPolicy(RetryPolicy.builder().maxAttempts(100).backoff(Backoff.fixed(Duration.ofMillis(50)))
+            .deadline(Duration.ofMillis(700)).build()).build();
+    long start = System.nanoTime();
+    Operation op = client.operation(get());
+    assertThatThrownBy(op::execute).isInstanceOfSatisfying(DeadlineExceededException.class,
+        e -> assertThat(e.getCause()).isInstanceOf(IOException.class));
+    long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    // Every 50 ms wait fits until the last one would pass the deadline: stop between 650 and 700 ms.
+    assertThat(elapsedMs).isBetween(600L, 2_500L);
+    assertThat(server.getRequestCount()).isEqualTo(op.attempts()).isGreaterThan(5);
+  }
+}
