@@ -196,6 +196,9 @@ class DeadlineAndInterruptTest {
     long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     // Every 50 ms wait fits until the last one would pass the deadline: stop between 650 and 700 ms.
     assertThat(elapsedMs).isBetween(600L, 2_500L);
-    assertThat(server.getRequestCount()).isEqualTo(op.attempts()).isGreaterThan(5);
+    assertThat(op.attempts()).isGreaterThan(5);
+    assertThat(op.networkRequests()).isEqualTo(op.attempts());
+    // The last attempt may be cut by the deadline before the server has read all of it.
+    assertThat(server.getRequestCount()).isBetween(op.attempts() - 1, op.attempts());
   }
 }

@@ -157,7 +157,8 @@ public final class Operation {
     boolean idempotent = keySent || AttemptOutcome.isIdempotentMethod(request.method());
     Duration d = deadline != null ? deadline : client.retryPolicy().deadline();
     OperationContext op = new OperationContext(
-        client, key, keySent, idempotent, client.timeSource().nanoTime(), d.toNanos());
+        client, key, keySent, idempotent, request.method(), request.url().host(),
+        client.timeSource().nanoTime(), d.toNanos());
     context = op;
     Call call = client.okHttpClientForOperations()
         .newCall(request.newBuilder().tag(OperationContext.class, op).build());

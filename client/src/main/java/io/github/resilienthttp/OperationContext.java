@@ -16,12 +16,17 @@ final class OperationContext {
   final long deadlineDurationNanos;
   /** Real start time: OkHttp's call timeout (the deadline's backstop) runs on real time. */
   private final long realStartNanos = System.nanoTime();
+  final OperationInfo info;
+  /** Written and read only by the thread running the retry loop. */
+  String lastReason;
+  boolean lastSuccess;
+  boolean lastRetryable;
   private final AtomicInteger attempts = new AtomicInteger();
   private final AtomicInteger networkRequests = new AtomicInteger();
 
   OperationContext(
       ResilientHttpClient client, String key, boolean keySent, boolean idempotent,
-      long startNanos, long deadlineDurationNanos) {
+      String method, String host, long startNanos, long deadlineDurationNanos) {
     this.client = client;
     this.key = key;
     this.keySent = keySent;
@@ -29,6 +34,7 @@ final class OperationContext {
     this.startNanos = startNanos;
     this.deadlineDurationNanos = deadlineDurationNanos;
     this.deadlineNanos = startNanos + deadlineDurationNanos;
+    this.info = new OperationInfo(key, keySent, idempotent, method, host);
   }
 
   long remainingNanos() {

@@ -1,5 +1,10 @@
 package io.github.resilienthttp;
 
+import io.github.resilience4j.bulkhead.BulkheadConfig;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
@@ -39,6 +44,15 @@ public final class ResilientHttpClient {
   private final IdempotencyKeyPolicy idempotencyKeyPolicy;
   private final TimeSource timeSource;
   private final RandomGenerator random;
+  private final RetryBudget retryBudget;
+  private final CircuitBreakerRegistry circuitBreakerRegistry;
+  private final CircuitBreaker circuitBreaker;
+  private final TargetCircuitBreakers circuitBreakers;
+  private final BulkheadConfig bulkheadConfig;
+  private final BulkheadGate bulkhead;
+  private final List<OperationListener> listenerList;
+  private final Listeners listeners;
+  private final String replayHeader;
 
   private ResilientHttpClient(Builder b) {
     this.wrapped = b.okHttpClient;
@@ -47,6 +61,25 @@ public final class ResilientHttpClient {
     this.idempotencyKeyPolicy = b.idempotencyKeyPolicy;
     this.timeSource = b.timeSource;
     this.random = b.random;
+    this.retryBudget = b.retryBudget != null ? b.retryBudget : RetryBudget.tokenBucket();
+    this.circuitBreakerRegistry = b.circuitBreakerRegistry;
+    this.circuitBreaker = b.circuitBreaker;
+    if (b.circuitBreakerDisabled) {
+      this.circuitBreakers = null;
+    } else if (b.circuitBreaker != null) {
+      this.circuitBreakers = TargetCircuitBreakers.single(b.circuitBreaker);
+    } else if (b.sharedBreakers != null) {
+      this.circuitBreakers = b.sharedBreakers;
+    } else {
+      this.circuitBreakers = TargetCircuitBreakers.perTarget(b.circuitBreakerRegistry != null
+          ? b.circuitBreakerRegistry : CircuitBreakerRegistry.ofDefaults());
+    }
+    this.bulkheadConfig = b.bulkheadConfig;
+    this.bulkhead = b.bulkheadConfig == null ? null
+        : new BulkheadGate(b.bulkheadName, b.bulkheadConfig);
+    this.listenerList = List.copyOf(b.listeners);
+    this.listeners = new Listeners(listenerList);
+    this.replayHeader = b.replayHeader;
     OkHttpClient.Builder derived = wrapped.newBuilder();
     derived.interceptors().add(0, new RetryInterceptor());
     derived.interceptors().add(0, new IdempotencyKeyInterceptor());
@@ -73,14 +106,69 @@ public final class ResilientHttpClient {
     return new Operation(this, Objects.requireNonNull(request, "request"));
   }
 
-  /** A builder with this client's settings, to derive a differently configured client. */
+  /**
+   * A builder with this client's settings, to derive a differently configured client. The derived
+   * client shares this one's retry budget and circuit breakers (they are runtime state), but gets its
+   * own bulkhead.
+   */
   public Builder newBuilder() {
-    return new Builder(wrapped)
+    Builder b = new Builder(wrapped)
         .retryPolicy(retryPolicy)
         .classifier(classifier)
         .idempotencyKeys(idempotencyKeyPolicy)
         .timeSource(timeSource)
-        .random(random);
+        .random(random)
+        .retryBudget(retryBudget)
+        .replayHeader(replayHeader);
+    if (circuitBreakers == null) {
+      b.noCircuitBreaker();
+    } else if (circuitBreaker != null) {
+      b.circuitBreaker(circuitBreaker);
+    } else {
+      b.circuitBreakerRegistry(circuitBreakerRegistry);
+      b.sharedBreakers = circuitBreakers;
+    }
+    if (bulkheadConfig != null) {
+      b.bulkhead(bulkheadConfig);
+    }
+    listenerList.forEach(b::addListener);
+    return b;
+  }
+
+  /** The retry budget shared by all operations of this client. */
+  public RetryBudget retryBudget() {
+    return retryBudget;
+  }
+
+  /**
+   * The resilience4j circuit breaker that guards {@code url}'s target ({@code scheme://host:port}),
+   * or empty when breakers are off. For metrics and tests.
+   */
+  public java.util.Optional<CircuitBreaker> circuitBreakerFor(okhttp3.HttpUrl url) {
+    return circuitBreakers == null ? java.util.Optional.empty()
+        : java.util.Optional.of(circuitBreakers.forUrl(url));
+  }
+
+  /** The resilience4j bulkhead limiting concurrent attempts, when configured. */
+  public java.util.Optional<io.github.resilience4j.bulkhead.Bulkhead> bulkhead() {
+    return bulkhead == null ? java.util.Optional.empty() : java.util.Optional.of(bulkhead.bulkhead());
+  }
+
+  TargetCircuitBreakers circuitBreakers() {
+    return circuitBreakers;
+  }
+
+  BulkheadGate bulkheadGate() {
+    return bulkhead;
+  }
+
+  Listeners listeners() {
+    return listeners;
+  }
+
+  /** The response header by which a server marks a replayed result. */
+  public String replayHeader() {
+    return replayHeader;
   }
 
   public RetryPolicy retryPolicy() {
@@ -120,6 +208,15 @@ public final class ResilientHttpClient {
     private IdempotencyKeyPolicy idempotencyKeyPolicy = IdempotencyKeyPolicy.defaults();
     private TimeSource timeSource = TimeSource.system();
     private RandomGenerator random = ThreadLocalJitter.INSTANCE;
+    private RetryBudget retryBudget;
+    private CircuitBreakerRegistry circuitBreakerRegistry;
+    private CircuitBreaker circuitBreaker;
+    private boolean circuitBreakerDisabled;
+    private TargetCircuitBreakers sharedBreakers;
+    private BulkheadConfig bulkheadConfig;
+    private String bulkheadName = "resilient-http";
+    private final List<OperationListener> listeners = new ArrayList<>();
+    private String replayHeader = "Idempotent-Replayed";
 
     private Builder(OkHttpClient okHttpClient) {
       this.okHttpClient = okHttpClient;
@@ -158,7 +255,81 @@ public final class ResilientHttpClient {
       return this;
     }
 
+    /**
+     * The retry budget: shared by all operations of the client, and shareable between clients.
+     * Default: a new {@link RetryBudget#tokenBucket()} per client (retry ratio 0.1, a floor of 3
+     * retries per second, 30 tokens).
+     */
+    public Builder retryBudget(RetryBudget retryBudget) {
+      this.retryBudget = Objects.requireNonNull(retryBudget, "retryBudget");
+      return this;
+    }
+
+    /**
+     * One resilience4j circuit breaker per target ({@code scheme://host:port}), named after it, from
+     * {@code registry} (whose default config applies, or a config registered under the target's
+     * name). Default: a new {@link CircuitBreakerRegistry#ofDefaults()} per client.
+     */
+    public Builder circuitBreakerRegistry(CircuitBreakerRegistry registry) {
+      this.circuitBreakerRegistry = Objects.requireNonNull(registry, "registry");
+      this.circuitBreaker = null;
+      this.circuitBreakerDisabled = false;
+      this.sharedBreakers = null;
+      return this;
+    }
+
+    /** One breaker for every target of this client. */
+    public Builder circuitBreaker(CircuitBreaker breaker) {
+      this.circuitBreaker = Objects.requireNonNull(breaker, "breaker");
+      this.circuitBreakerRegistry = null;
+      this.circuitBreakerDisabled = false;
+      this.sharedBreakers = null;
+      return this;
+    }
+
+    /** No circuit breaker. */
+    public Builder noCircuitBreaker() {
+      this.circuitBreakerDisabled = true;
+      this.circuitBreaker = null;
+      this.circuitBreakerRegistry = null;
+      this.sharedBreakers = null;
+      return this;
+    }
+
+    /**
+     * Limits concurrent in-flight attempts of this client with a resilience4j semaphore bulkhead:
+     * {@link BulkheadConfig#getMaxConcurrentCalls()} permits; an attempt waits for a permit at most
+     * {@link BulkheadConfig#getMaxWaitDuration()} and never past its operation's deadline, then fails
+     * with {@link BulkheadFullException}. A permit is held during an attempt only, not during the
+     * backoff between attempts, so sleeping operations do not block others. Default: no bulkhead.
+     */
+    public Builder bulkhead(BulkheadConfig config) {
+      this.bulkheadConfig = Objects.requireNonNull(config, "config");
+      return this;
+    }
+
+    /** Adds a listener; listeners are called in the order added. */
+    public Builder addListener(OperationListener listener) {
+      listeners.add(Objects.requireNonNull(listener, "listener"));
+      return this;
+    }
+
+    /**
+     * The response header by which the server marks a replayed result (value {@code true}).
+     * Default {@code Idempotent-Replayed}.
+     */
+    public Builder replayHeader(String replayHeader) {
+      this.replayHeader = Objects.requireNonNull(replayHeader, "replayHeader");
+      return this;
+    }
+
+    /**
+     * @throws IllegalArgumentException when the replay header name is empty
+     */
     public ResilientHttpClient build() {
+      if (replayHeader.isBlank()) {
+        throw new IllegalArgumentException("replayHeader must not be blank but was '" + replayHeader + "'");
+      }
       return new ResilientHttpClient(this);
     }
   }

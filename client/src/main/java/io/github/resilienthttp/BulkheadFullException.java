@@ -1,0 +1,30 @@
+package io.github.resilienthttp;
+
+import java.time.Duration;
+
+/**
+ * The client's bulkhead had no free permit within the allowed wait (the bulkhead's maximum wait, or
+ * what was left of the operation's deadline, whichever is shorter), so the attempt was not sent.
+ * The {@link #getCause() cause} is the previous attempt's failure, if any.
+ *
+ * <p>Not to be confused with resilience4j's own
+ * {@code io.github.resilience4j.bulkhead.BulkheadFullException}, which the SDK never throws: this one
+ * is an {@link java.io.IOException} and carries the operation's idempotency key.
+ */
+public class BulkheadFullException extends ResilientHttpException {
+  private static final long serialVersionUID = 1L;
+
+  private final Duration waited;
+
+  public BulkheadFullException(String idempotencyKey, boolean idempotencyKeySent, int attempts,
+      String bulkheadName, Duration waited, Throwable cause) {
+    super("bulkhead '" + bulkheadName + "' is full (waited " + waited.toMillis()
+        + " ms); nothing was sent", idempotencyKey, idempotencyKeySent, attempts, "bulkhead-full", cause);
+    this.waited = waited;
+  }
+
+  /** How long the attempt waited for a permit. */
+  public Duration waited() {
+    return waited;
+  }
+}

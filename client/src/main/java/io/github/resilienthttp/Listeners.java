@@ -1,0 +1,100 @@
+package io.github.resilienthttp;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Calls every registered {@link OperationListener}, shielding the operation from listener bugs: a
+ * listener's {@link RuntimeException} is logged and ignored. Not API.
+ */
+final class Listeners {
+  private static final Logger log = LoggerFactory.getLogger(Listeners.class);
+
+  private final List<OperationListener> listeners;
+
+  Listeners(List<OperationListener> listeners) {
+    this.listeners = List.copyOf(listeners);
+  }
+
+  boolean isEmpty() {
+    return listeners.isEmpty();
+  }
+
+  private interface Event {
+    void send(OperationListener l);
+  }
+
+  private void each(String name, Event event) {
+    for (OperationListener l : listeners) {
+      try {
+        event.send(l);
+      } catch (RuntimeException e) {
+        log.warn("listener {} threw from {}; ignored", l, name, e);
+      }
+    }
+  }
+
+  void operationStarted(OperationInfo op) {
+    if (!listeners.isEmpty()) {
+      each("operationStarted", l -> l.operationStarted(op));
+    }
+  }
+
+  void attemptStarted(OperationInfo op, int attempt) {
+    if (!listeners.isEmpty()) {
+      each("attemptStarted", l -> l.attemptStarted(op, attempt));
+    }
+  }
+
+  void attemptEnded(OperationInfo op, int attempt, int status, IOException failure, Decision d,
+      Duration duration) {
+    if (!listeners.isEmpty()) {
+      each("attemptEnded", l -> l.attemptEnded(op, attempt, status, failure, d, duration));
+    }
+  }
+
+  void retryScheduled(OperationInfo op, int next, Duration delay, boolean fromRetryAfter) {
+    if (!listeners.isEmpty()) {
+      each("retryScheduled", l -> l.retryScheduled(op, next, delay, fromRetryAfter));
+    }
+  }
+
+  void retryBudgetRefused(OperationInfo op, int attempt) {
+    if (!listeners.isEmpty()) {
+      each("retryBudgetRefused", l -> l.retryBudgetRefused(op, attempt));
+    }
+  }
+
+  void circuitBreakerRejected(OperationInfo op, String name, int attempt) {
+    if (!listeners.isEmpty()) {
+      each("circuitBreakerRejected", l -> l.circuitBreakerRejected(op, name, attempt));
+    }
+  }
+
+  void bulkheadRejected(OperationInfo op, int attempt) {
+    if (!listeners.isEmpty()) {
+      each("bulkheadRejected", l -> l.bulkheadRejected(op, attempt));
+    }
+  }
+
+  void replayDetected(OperationInfo op, int attempt) {
+    if (!listeners.isEmpty()) {
+      each("replayDetected", l -> l.replayDetected(op, attempt));
+    }
+  }
+
+  void inProgress(OperationInfo op, int attempt) {
+    if (!listeners.isEmpty()) {
+      each("inProgress", l -> l.inProgress(op, attempt));
+    }
+  }
+
+  void operationEnded(OperationInfo op, OperationResult result) {
+    if (!listeners.isEmpty()) {
+      each("operationEnded", l -> l.operationEnded(op, result));
+    }
+  }
+}

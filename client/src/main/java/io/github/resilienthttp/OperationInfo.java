@@ -1,0 +1,59 @@
+package io.github.resilienthttp;
+
+/**
+ * What a listener may know about a running operation. Immutable and thread-safe.
+ *
+ * <p>{@link #idempotencyKey()} is the whole key: listeners are code, and may need it to correlate or
+ * resume. Log {@link #shortKey()} instead: keys are not credentials, but they are not for logs either.
+ */
+public final class OperationInfo {
+  private final String idempotencyKey;
+  private final boolean idempotencyKeySent;
+  private final boolean idempotent;
+  private final String method;
+  private final String host;
+
+  OperationInfo(String idempotencyKey, boolean idempotencyKeySent, boolean idempotent,
+      String method, String host) {
+    this.idempotencyKey = idempotencyKey;
+    this.idempotencyKeySent = idempotencyKeySent;
+    this.idempotent = idempotent;
+    this.method = method;
+    this.host = host;
+  }
+
+  /** The operation's whole idempotency key. */
+  public String idempotencyKey() {
+    return idempotencyKey;
+  }
+
+  /** The key's first 8 characters, for logs. */
+  public String shortKey() {
+    return IdempotencyKeyPolicy.shorten(idempotencyKey);
+  }
+
+  /** Whether the key is sent with the operation's requests. */
+  public boolean idempotencyKeySent() {
+    return idempotencyKeySent;
+  }
+
+  /** Whether repeating the operation is safe (idempotent method or key sent). */
+  public boolean idempotent() {
+    return idempotent;
+  }
+
+  /** The HTTP method. */
+  public String method() {
+    return method;
+  }
+
+  /** The target host (no path, query or credentials). */
+  public String host() {
+    return host;
+  }
+
+  @Override
+  public String toString() {
+    return method + " " + host + " key=" + shortKey() + "…";
+  }
+}

@@ -1,0 +1,69 @@
+package io.github.resilienthttp;
+
+import java.io.IOException;
+import java.time.Duration;
+
+/**
+ * Receives what the retry machinery does, so operators can tell first attempts, retries, idempotent
+ * replays, in-progress answers and final failures apart. Register with
+ * {@link ResilientHttpClient.Builder#addListener(OperationListener)}.
+ *
+ * <p>Every method has a no-op default. Methods are called synchronously on the thread running the
+ * operation, in this order per operation: {@code operationStarted}, then per attempt
+ * {@code attemptStarted}, {@code attemptEnded} (and {@code replayDetected} / {@code inProgress} when
+ * they apply), then {@code retryScheduled} or one of the rejection events, and finally
+ * {@code operationEnded}. Implementations must be thread-safe and fast. A listener that throws never
+ * breaks an operation: the exception is logged at WARN and ignored.
+ */
+public interface OperationListener {
+
+  /** The operation is about to make its first attempt. */
+  default void operationStarted(OperationInfo operation) {}
+
+  /**
+   * An attempt is about to be sent.
+   *
+   * @param attempt 1 for the first attempt; greater than 1 for a retry
+   */
+  default void attemptStarted(OperationInfo operation, int attempt) {}
+
+  /**
+   * An attempt ended and was classified.
+   *
+   * @param statusCode the response's status, or -1 when the attempt failed with {@code failure}
+   * @param failure the attempt's exception, or {@code null}
+   * @param duration from sending to the response headers (or the failure)
+   */
+  default void attemptEnded(OperationInfo operation, int attempt, int statusCode,
+      IOException failure, Decision decision, Duration duration) {}
+
+  /**
+   * A retry will start after {@code delay}.
+   *
+   * @param fromRetryAfter true when the delay is the server's {@code Retry-After} (longer than the
+   *     backoff)
+   */
+  default void retryScheduled(OperationInfo operation, int nextAttempt, Duration delay,
+      boolean fromRetryAfter) {}
+
+  /** The retry budget refused a retry after {@code attempt}. */
+  default void retryBudgetRefused(OperationInfo operation, int attempt) {}
+
+  /** The circuit breaker rejected attempt {@code attempt} before sending. */
+  default void circuitBreakerRejected(OperationInfo operation, String breakerName, int attempt) {}
+
+  /** The bulkhead had no permit for attempt {@code attempt}. */
+  default void bulkheadRejected(OperationInfo operation, int attempt) {}
+
+  /**
+   * The server answered attempt {@code attempt} with a replay of an earlier result for the same key
+   * (its replay header, {@code Idempotent-Replayed: true} by default).
+   */
+  default void replayDetected(OperationInfo operation, int attempt) {}
+
+  /** The server answered 409: an earlier request with the same key is still in progress. */
+  default void inProgress(OperationInfo operation, int attempt) {}
+
+  /** The operation ended: with a response returned to the caller, or an exception thrown. */
+  default void operationEnded(OperationInfo operation, OperationResult result) {}
+}

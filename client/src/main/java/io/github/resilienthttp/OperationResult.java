@@ -1,0 +1,94 @@
+package io.github.resilienthttp;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * How an operation ended, as reported to {@link OperationListener#operationEnded}. Immutable.
+ */
+public final class OperationResult {
+
+  /** The ways an operation ends. */
+  public enum Outcome {
+    /** The classifier called the final response a success. */
+    SUCCESS,
+    /** A final response that is not a success was returned (permanent, or the last retryable one). */
+    FAILED_RESPONSE,
+    /** {@link OutcomeUnknownException}. */
+    OUTCOME_UNKNOWN,
+    /** {@link RetriesExhaustedException}. */
+    RETRIES_EXHAUSTED,
+    /** {@link DeadlineExceededException}. */
+    DEADLINE_EXCEEDED,
+    /** {@link RetryBudgetExhaustedException}. */
+    BUDGET_EXHAUSTED,
+    /** {@link CircuitBreakerOpenException}. */
+    CIRCUIT_OPEN,
+    /** {@link BulkheadFullException}. */
+    BULKHEAD_FULL,
+    /** {@link OperationInterruptedException}. */
+    INTERRUPTED,
+    /** Any other failure ({@link ResilientHttpException}: permanent, or canceled). */
+    FAILED
+  }
+
+  private final Outcome outcome;
+  private final int attempts;
+  private final int networkRequests;
+  private final Duration elapsed;
+  private final int statusCode;
+  private final Throwable failure;
+  private final String reason;
+
+  OperationResult(Outcome outcome, int attempts, int networkRequests, Duration elapsed,
+      int statusCode, Throwable failure, String reason) {
+    this.outcome = outcome;
+    this.attempts = attempts;
+    this.networkRequests = networkRequests;
+    this.elapsed = elapsed;
+    this.statusCode = statusCode;
+    this.failure = failure;
+    this.reason = reason;
+  }
+
+  public Outcome outcome() {
+    return outcome;
+  }
+
+  /** Logical attempts started by the SDK. */
+  public int attempts() {
+    return attempts;
+  }
+
+  /** Requests written to the network (attempts plus OkHttp's redirects and auth follow-ups). */
+  public int networkRequests() {
+    return networkRequests;
+  }
+
+  /** From {@code execute()} to the end of the operation (the response body not included). */
+  public Duration elapsed() {
+    return elapsed;
+  }
+
+  /** The final response's status, or -1 when the operation ended with an exception. */
+  public int statusCode() {
+    return statusCode;
+  }
+
+  /** The exception the caller got, if any. */
+  public Optional<Throwable> failure() {
+    return Optional.ofNullable(failure);
+  }
+
+  /** The last decision's reason, or the SDK's own (e.g. {@code deadline}). */
+  public String reason() {
+    return reason;
+  }
+
+  @Override
+  public String toString() {
+    return outcome + "(attempts=" + attempts + ", networkRequests=" + networkRequests + ", elapsed="
+        + elapsed.toMillis() + "ms" + (statusCode > 0 ? ", status=" + statusCode : "")
+        + ", reason=" + reason + ")";
+  }
+}
