@@ -39,8 +39,7 @@ import java.util.Objects;
  * <p>The bucket starts full ({@code maxTokens}), as in gRPC, so that a new client can retry its first
  * failures; deposits beyond {@code maxTokens} are dropped. Deposits come from every first attempt,
  * whatever its outcome, and from the passing of time: there is no state in which the bucket stops
- * refilling, so the budget always recovers after an outage (unlike budgets that refill only on
- * successful responses, which a client can drain for good).
+ * refilling, so the budget always recovers after an outage.
  *
  * <p><b>Guarantee.</b> Over any interval of length {@code T} seconds of the time source,
  *
@@ -49,13 +48,20 @@ import java.util.Objects;
  * where {@code maxTokens} bounds what the bucket held when the interval began. The bound is exact:
  * tokens are kept in fixed point at 10<sup>-9</sup> token, {@code retryRatio} is kept to 9 decimal
  * places rounded down, and the time floor is credited in whole nanoseconds, so rounding can only
- * allow fewer retries, never more. In steady state the share of retries tends to {@code retryRatio}
- * of the first attempts plus {@code minRetriesPerSecond}.
+ * allow fewer retries, never more. Over long intervals, retries therefore tend to at most
+ * {@code retryRatio} per first attempt plus {@code minRetriesPerSecond} per second.
  *
- * <p><b>Prior art.</b> The semantics are those of Finagle's {@code RetryBudget} (deposit per request,
- * withdraw per retry, a minimum rate of retries per second) and of gRPC retry throttling (gRFC A6:
- * {@code maxTokens}, {@code tokenRatio}); AWS SDKs' retry quotas share the idea of one bucket per
- * client.
+ * <p><b>Prior art.</b> The semantics are Finagle's {@code RetryBudget}: a deposit per request, a
+ * withdrawal per retry (refused, withdrawing nothing, when the balance is short), and a minimum
+ * number of retries per second. Finagle's deposits expire after a 10 s window and its floor is a
+ * reserve of {@code minRetriesPerSec × 10 s}, available from the start; here the cap and the default
+ * {@code maxTokens} play those roles, and by default a new bucket holds the same ten seconds. gRPC
+ * retry throttling (gRFC A6) also shares one bucket of {@code maxTokens} per channel and starts it
+ * full, but moves it by outcome ({@code tokenRatio} per success, 1 per failure) and stops retries below
+ * half. AWS SDK retry quotas share one bucket per client and refill it only from successful
+ * responses, a design with a known failure: a bucket that stops refilling, so the client never
+ * retries again (aws/aws-sdk-go-v2#3550). Here deposits depend on no outcome, and time alone refills
+ * the floor.
  *
  * <p><b>Thread safety.</b> Every budget returned here is thread-safe and lock-free: concurrent
  * operations update it with compare-and-set, never under a lock, and no background thread refills it

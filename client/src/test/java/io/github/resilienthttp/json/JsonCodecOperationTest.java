@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.fasterxml.jackson.core.type.TypeReference;
-import io.github.resilienthttp.AttemptOutcome;
 import io.github.resilienthttp.Backoff;
 import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.DeadlineExceededException;
@@ -237,20 +236,6 @@ class JsonCodecOperationTest {
     assertThat(e.problem().orElseThrow().title()).contains("Invalid currency");
     assertThat(server.takeRequest().getHeaders().get("Idempotency-Key")).isEqualTo(op.idempotencyKey());
     assertThat(server.takeRequest().getHeaders().get("Idempotency-Key")).isEqualTo(op.idempotencyKey());
-  }
-
-  @Test
-  void attemptOutcomeFactoryKeepsWorkingWithResponsesFromTheServer() throws Exception {
-    server.enqueue(new MockResponse.Builder().code(409)
-        .setHeader("Content-Type", "application/problem+json; charset=utf-8")
-        .body("{\"type\":\"https://api.example.com/problems/idempotency-key-in-use\"}").build());
-    try (okhttp3.Response response =
-        okHttp.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
-      AttemptOutcome outcome = AttemptOutcome.ofResponse(response, 1, true);
-
-      assertThat(ProblemDetails.from(outcome).map(ProblemDetails::type))
-          .contains("https://api.example.com/problems/idempotency-key-in-use");
-    }
   }
 
   private Request post(String path, Object body) {
