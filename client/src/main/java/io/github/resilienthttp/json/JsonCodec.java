@@ -31,24 +31,28 @@ import okio.BufferedSource;
  *
  * <pre>{@code
  * JsonCodec json = JsonCodec.create();
- * Request request = new Request.Builder().url(url).post(json.body(new CreatePayment(100, "EUR"))).build();
+ * Request request = new Request.Builder().url(url)
+ *     .post(json.body(new CreatePayment(100, "EUR")))
+ *     .build();
  * Payment payment = json.execute(client.operation(request), Payment.class);
  * }</pre>
  *
  * <h2>Reading</h2>
  * A body is read through Okio into memory, at most {@link #maxBodyBytes()} bytes (default
- * {@value #DEFAULT_MAX_BODY_BYTES}, 1 MiB), then parsed; {@link okhttp3.ResponseBody#bytes()} is never
- * called. Reading waits for the network, bounded by the call's timeout: for an {@link Operation},
- * its deadline. The limit applies to the decoded body, after OkHttp's transparent gzip. JSON's
- * encoding is detected from its first bytes (RFC 8259 §8.1); the {@code charset} parameter and the
- * {@code Content-Type} itself are not checked. A body of {@code null} is read as {@code null}; when the
- * type is {@code Void}, the body is not read and {@code null} is returned.
+ * {@value #DEFAULT_MAX_BODY_BYTES}, 1 MiB), then parsed; {@link okhttp3.ResponseBody#bytes()} is
+ * never called. Reading waits for the network, bounded by the call's timeout: for an
+ * {@link Operation}, its deadline. The limit applies to the decoded body, after OkHttp's
+ * transparent gzip. JSON's encoding is detected from its first bytes (RFC 8259 §8.1); the
+ * {@code charset} parameter and the {@code Content-Type} itself are not checked. A body of
+ * {@code null} is read as {@code null}; when the type is {@code Void}, the body is not read and
+ * {@code null} is returned.
  *
  * <h2>Failures</h2>
  * <table>
  * <caption>What is thrown when</caption>
  * <tr><th>situation</th><th>{@link #read(Response, Class) read}</th>
- *     <th>{@link #execute(Operation, Class) execute}: {@link ResilientHttpException} with reason</th></tr>
+ *     <th>{@link #execute(Operation, Class) execute}: {@link ResilientHttpException} with
+ *     reason</th></tr>
  * <tr><td>final status not 2xx</td><td>(not checked)</td>
  *     <td>{@link HttpStatusException}, reason {@code status-NNN}</td></tr>
  * <tr><td>body over {@link #maxBodyBytes()}</td><td>{@link JsonBodyTooLargeException}</td>
@@ -67,9 +71,9 @@ import okio.BufferedSource;
  *
  * <p>The default {@link ObjectMapper} is a plain one (no modules; records work, {@code java.time}
  * types need a user-supplied mapper with {@code jackson-datatype-jsr310}) with
- * {@link DeserializationFeature#FAIL_ON_UNKNOWN_PROPERTIES} disabled, so that a server may add fields,
- * and {@link DeserializationFeature#FAIL_ON_TRAILING_TOKENS} enabled, so that a body with garbage
- * after its JSON value is rejected.
+ * {@link DeserializationFeature#FAIL_ON_UNKNOWN_PROPERTIES} disabled, so that a server may add
+ * fields, and {@link DeserializationFeature#FAIL_ON_TRAILING_TOKENS} enabled, so that a body with
+ * garbage after its JSON value is rejected.
  *
  * <p>Immutable and thread-safe: share one instance. A user-supplied mapper is used as is, not copied;
  * do not reconfigure it afterwards (Jackson's own rule for sharing a mapper between threads).
@@ -82,7 +86,7 @@ public final class JsonCodec {
   /** The default {@link #maxBodyBytes()}: 1 MiB. */
   public static final long DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
-  /** The media type of the request bodies this codec makes: {@code application/json; charset=utf-8}. */
+  /** The media type of this codec's request bodies: {@code application/json; charset=utf-8}. */
   public static final MediaType JSON = MediaType.get("application/json; charset=utf-8");
 
   /** Never handed out, so nobody can reconfigure it under the other users. */

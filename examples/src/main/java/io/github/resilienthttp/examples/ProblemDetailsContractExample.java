@@ -65,7 +65,8 @@ public final class ProblemDetailsContractExample {
     for (Response response : responses) {
       try (response) {
         AttemptOutcome outcome = AttemptOutcome.ofResponse(response, 1, true);
-        String type = ProblemDetails.from(outcome).map(ProblemDetails::type).orElse("(not a problem)");
+        String type =
+            ProblemDetails.from(outcome).map(ProblemDetails::type).orElse("(not a problem)");
         System.out.printf("%d %-52s -> %s%n", response.code(), type, contract.classify(outcome));
       }
     }

@@ -1,0 +1,143 @@
+package io.github.resilienthttp.micrometer;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilienthttp.Decision;
+import io.github.resilienthttp.OperationInfo;
+import io.github.resilienthttp.OperationListener;
+import io.github.resilienthttp.OperationResult;
+import io.github.resilienthttp.ResilientHttpClient;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Objects;
+import okhttp3.HttpUrl;
+
+/**
+ * Micrometer metrics for the SDK, as an {@link OperationListener}. Requires
+ * {@code io.micrometer:micrometer-core} on the class path (an optional dependency of the SDK).
+ *
+ * <pre>{@code
+ * MicrometerOperationMetrics metrics = new MicrometerOperationMetrics(registry);
+ * ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).addListener(metrics).build();
+ * metrics.bindTo(client);                          // budget gauge
+ * metrics.bindCircuitBreaker(client, targetUrl);   // breaker state gauge for one target
+ * }</pre>
+ *
+ * <table>
+ * <caption>Meters (tags in brackets)</caption>
+ * <tr><th>name</th><th>type</th><th>meaning</th></tr>
+ * <tr><td>{@code http.client.operations} [outcome, http.request.method, server.address]</td>
+ *     <td>counter</td><td>operations by {@link OperationResult.Outcome}</td></tr>
+ * <tr><td>{@code http.client.operation.duration} [outcome, http.request.method, server.address]</td>
+ *     <td>timer</td><td>from execute() to return, all attempts and waits</td></tr>
+ * <tr><td>{@code http.client.attempts} [attempt.kind=first|retry, decision, http.request.method,
+ *     server.address]</td><td>counter</td><td>attempts, first or retry, by decision kind</td></tr>
+ * <tr><td>{@code http.client.operation.resend_count} [http.request.method, server.address]</td>
+ *     <td>distribution summary</td><td>retries per operation (OpenTelemetry's
+ *     {@code http.request.resend_count})</td></tr>
+ * <tr><td>{@code resilient.http.replays}, {@code resilient.http.in_progress},
+ *     {@code resilient.http.retry_budget.refusals}, {@code resilient.http.circuit_breaker.rejections},
+ *     {@code resilient.http.bulkhead.rejections} [server.address]</td><td>counters</td><td></td></tr>
+ * <tr><td>{@code resilient.http.retry_budget.tokens}</td><td>gauge</td><td>retries the budget
+ *     would allow now</td></tr>
+ * <tr><td>{@code resilient.http.circuit_breaker.state} [name]</td><td>gauge</td><td>0 closed,
+ *     1 open, 2 half-open, 3 other (disabled, forced open, metrics only)</td></tr>
+ * </table>
+ *
+ * <p>Tags are low-cardinality: never the idempotency key, the path or the full URL; names follow the
+ * OpenTelemetry HTTP client semantic conventions where they apply. Thread-safe.
+ */
+public final class MicrometerOperationMetrics implements OperationListener {
+  private final MeterRegistry registry;
+
+  /** Metrics registered in {@code registry}. */
+  public MicrometerOperationMetrics(MeterRegistry registry) {
+    this.registry = Objects.requireNonNull(registry, "registry");
+  }
+
+  /** Registers the retry budget gauge of {@code client}. */
+  public MicrometerOperationMetrics bindTo(ResilientHttpClient client) {
+    Gauge.builder("resilient.http.retry_budget.tokens", client.retryBudget(),
+            b -> b.availableTokens())
+        .description("retries the retry budget would allow now").register(registry);
+    return this;
+  }
+
+  /** Registers the state gauge of the circuit breaker that guards {@code target}, if any. */
+  public MicrometerOperationMetrics bindCircuitBreaker(ResilientHttpClient client, HttpUrl target) {
+    client.circuitBreakerFor(target).ifPresent(cb ->
+        Gauge.builder("resilient.http.circuit_breaker.state", cb, MicrometerOperationMetrics::state)
+            .tag("name", cb.getName()).register(registry));
+    return this;
+  }
+
+  static double state(CircuitBreaker cb) {
+    switch (cb.getState()) {
+      case CLOSED:
+        return 0;
+      case OPEN:
+        return 1;
+      case HALF_OPEN:
+        return 2;
+      default:
+        return 3;
+    }
+  }
+
+  private static Tags tags(OperationInfo op) {
+    return Tags.of("http.request.method", op.method(), "server.address", op.host());
+  }
+
+  @Override
+  public void attemptEnded(OperationInfo op, int attempt, int statusCode, IOException failure,
+      Decision decision, Duration duration) {
+    Counter.builder("http.client.attempts")
+        .tags(tags(op))
+        .tag("attempt.kind", attempt == 1 ? "first" : "retry")
+        .tag("decision", decision.kind().name())
+        .register(registry).increment();
+  }
+
+  @Override
+  public void retryBudgetRefused(OperationInfo op, int attempt) {
+    count("resilient.http.retry_budget.refusals", op);
+  }
+
+  @Override
+  public void circuitBreakerRejected(OperationInfo op, String breakerName, int attempt) {
+    count("resilient.http.circuit_breaker.rejections", op);
+  }
+
+  @Override
+  public void bulkheadRejected(OperationInfo op, int attempt) {
+    count("resilient.http.bulkhead.rejections", op);
+  }
+
+  @Override
+  public void replayDetected(OperationInfo op, int attempt) {
+    count("resilient.http.replays", op);
+  }
+
+  @Override
+  public void inProgress(OperationInfo op, int attempt) {
+    count("resilient.http.in_progress", op);
+  }
+
+  @Override
+  public void operationEnded(OperationInfo op, OperationResult result) {
+    Tags t = tags(op).and("outcome", result.outcome().name());
+    Counter.builder("http.client.operations").tags(t).register(registry).increment();
+    Timer.builder("http.client.operation.duration").tags(t).register(registry)
+        .record(result.elapsed());
+    registry.summary("http.client.operation.resend_count", tags(op))
+        .record(Math.max(0, result.attempts() - 1));
+  }
+
+  private void count(String name, OperationInfo op) {
+    registry.counter(name, Tags.of("server.address", op.host())).increment();
+  }
+}
