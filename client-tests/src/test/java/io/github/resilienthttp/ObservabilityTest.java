@@ -146,7 +146,7 @@ class ObservabilityTest {
         .noneMatch(t -> t.getValue().contains(op.idempotencyKey()) || t.getValue().contains("/payments")));
 
     List<String> lines = logs.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
-    assertThat(lines).filteredOn(l -> l.contains("attempt")).hasSize(4);
+    assertThat(lines).filteredOn(l -> l.startsWith("POST") && l.contains(" attempt ")).hasSize(4);
     assertThat(lines).anyMatch(l -> l.contains("listener") && l.contains("ignored"));
     String all = String.join("\n", lines) + logs.list.stream()
         .map(e -> String.valueOf(e.getThrowableProxy() == null ? "" : e.getThrowableProxy().getMessage()))
