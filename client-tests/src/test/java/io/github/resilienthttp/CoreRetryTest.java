@@ -446,6 +446,20 @@ class CoreRetryTest {
     assertThat(client.wrappedClient()).isSameAs(okHttp);
   }
 
+  @Test
+  void newBuilderDerivesAClientThatSharesBudgetAndBreakers() throws Exception {
+    server.enqueue(status(200));
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).build();
+    ResilientHttpClient derived = client.newBuilder()
+        .retryPolicy(RetryPolicy.builder().maxAttempts(7).build()).build();
+    assertThat(derived.retryPolicy().maxAttempts()).isEqualTo(7);
+    assertThat(derived.retryBudget()).isSameAs(client.retryBudget());
+    assertThat(derived.circuitBreakerFor(server.url("/")).orElseThrow())
+        .isSameAs(client.circuitBreakerFor(server.url("/x")).orElseThrow());
+    derived.operation(get()).execute().close();
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
   private void assertIdleConnectionsOnly() {
     assertThat(okHttp.connectionPool().connectionCount())
         .isEqualTo(okHttp.connectionPool().idleConnectionCount());

@@ -125,7 +125,9 @@ public final class ResilientHttpClient {
     } else if (circuitBreaker != null) {
       b.circuitBreaker(circuitBreaker);
     } else {
-      b.circuitBreakerRegistry(circuitBreakerRegistry);
+      if (circuitBreakerRegistry != null) {
+        b.circuitBreakerRegistry(circuitBreakerRegistry);
+      }
       b.sharedBreakers = circuitBreakers;
     }
     if (bulkheadConfig != null) {

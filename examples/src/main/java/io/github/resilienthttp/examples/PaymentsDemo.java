@@ -41,15 +41,16 @@ public final class PaymentsDemo {
   static final FaultMix FAULTS = FaultMix.builder()
       .lostResponse(0.10)         // charged, then the connection dropped: the dangerous one
       .status503(0.08)
-      .status429(0.02)            // Retry-After 0 or 1 s, and the SDK really waits: keep it rare
+      .status429(0.01)            // Retry-After 0 or 1 s, and the SDK really waits: keep it rare
       .status500(0.05)
       .dropBeforeProcessing(0.05) // connection dropped, nothing charged
       .build();
 
   private static final MediaType JSON = MediaType.get("application/json");
   private static final Pattern ORDER_ID = Pattern.compile("\"order\":\"([^\"]+)\"");
-  private static final String COUNT_COLUMNS = "%-14s %10s %9s %8s %7s %7s %15s %6s";
-  private static final String SERVER_COLUMNS = " %15s %7s %17s";
+  private static final String TABLE =
+      "%-14s  %10s  %8s  %7s  %7s  %15s  %6s  %15s  %7s  %17s%n";
+  private static final String COUNTS = "%-14s  %10s  %8s  %7s  %7s  %15s  %6s%n";
 
   private PaymentsDemo() {}
 
@@ -68,8 +69,9 @@ public final class PaymentsDemo {
     } else if (options.url() != null) {
       runAgainst(options.url(), options.operations(), System.out);
     } else {
+      printHeading(options.operations(), options.seed(), System.out);
       DemoResult result = run(options.operations(), options.seed());
-      print(result, System.out);
+      printTable(result, System.out);
       // Usable as a smoke test: the SDK must never charge an order twice.
       System.exit(result.resilient().duplicateCharges() == 0 ? 0 : 1);
     }
@@ -166,8 +168,10 @@ public final class PaymentsDemo {
       shutDown(okHttp);
     }
     out.println();
-    out.printf(COUNT_COLUMNS + "%n", columnNames());
-    out.printf(COUNT_COLUMNS + "%n", counts("resilient-http", counts));
+    out.printf(COUNTS, "client", "operations", "attempts", "retries", "replays", "outcome-unknown",
+        "failed");
+    out.printf(COUNTS, "resilient-http", counts.operations(), counts.attempts(), counts.retries(),
+        counts.replays(), counts.outcomeUnknown(), counts.failed());
   }
 
   private static String execute(Operation operation) {
@@ -215,58 +219,51 @@ public final class PaymentsDemo {
     okHttp.connectionPool().evictAll();
   }
 
-  // ---------------------------------------------------------------- the table
+  // ---------------------------------------------------------------- the output
 
-  static void print(DemoResult result, PrintStream out) {
+  static void printHeading(int operations, long seed, PrintStream out) {
     out.printf("Resilient HTTP demo: %d \"create payment\" operations against a faulty payments"
-        + " server (seed %d)%n", result.operations(), result.seed());
-    out.printf(COUNT_COLUMNS + SERVER_COLUMNS + "%n", tableHeader());
-    for (ClientRun run : new ClientRun[] {result.resilient(), result.naive()}) {
-      out.printf(COUNT_COLUMNS + SERVER_COLUMNS + "%n", row(run));
-    }
+        + " server (seed %d)%n", operations, seed);
+    out.printf("faults per request: %.0f%% response lost after the charge, %.0f%% 503, %.0f%% 429,"
+        + " %.0f%% 500, %.0f%% connection dropped before the charge%n%n",
+        100 * FAULTS.lostResponse(), 100 * FAULTS.status503(), 100 * FAULTS.status429(),
+        100 * FAULTS.status500(), 100 * FAULTS.dropBeforeProcessing());
+  }
+
+  static void printTable(DemoResult result, PrintStream out) {
+    out.printf(TABLE, "client", "operations", "attempts", "retries", "replays", "outcome-unknown",
+        "failed", "server requests", "charges", "duplicate charges");
+    printRow(result.resilient(), out);
+    printRow(result.naive(), out);
     out.println();
     explain(result, out);
+  }
+
+  private static void printRow(ClientRun run, PrintStream out) {
+    out.printf(TABLE, run.client(), run.operations(), run.attempts(), run.retries(), run.replays(),
+        run.outcomeUnknown(), run.failed(), run.serverRequests(), run.charges(),
+        run.duplicateCharges());
   }
 
   private static void explain(DemoResult result, PrintStream out) {
     ClientRun sdk = result.resilient();
     ClientRun naive = result.naive();
     out.printf("resilient-http sent one Idempotency-Key per payment, the same on every attempt:"
-        + " %d times a retry%n", sdk.replays());
-    out.printf("  found the payment already made, and the server replayed its result instead of"
-        + " charging again (%d duplicate charges).%n", sdk.duplicateCharges());
-    out.printf("naive retry sent the same payments without a key: the server could not tell a"
-        + " retry from a new order,%n");
-    out.printf("  and charged %d times more than ordered.%n", naive.duplicateCharges());
-    if (sdk.outcomeUnknown() > 0) {
-      out.printf("resilient-http could not learn the outcome of %d payments within its attempts;"
-          + " it kept their keys, so resuming them cannot charge twice.%n", sdk.outcomeUnknown());
+        + " %d retries found the payment%n  already made, and the server replayed its result"
+        + " instead of charging again (%d duplicate charges).%n",
+        sdk.replays(), sdk.duplicateCharges());
+    out.printf("naive retry sent no key, so the server took every retry for a new order:"
+        + " %d duplicate charges.%n", naive.duplicateCharges());
+    if (naive.serverRequests() > naive.attempts()) {
+      out.printf("  Its loop counted %d attempts, yet the server got %d requests: OkHttp's"
+          + " retryOnConnectionFailure re-sent%n  %d POSTs on its own (the SDK turns that off and"
+          + " counts every request it sends).%n", naive.attempts(), naive.serverRequests(),
+          naive.serverRequests() - naive.attempts());
     }
-  }
-
-  private static Object[] tableHeader() {
-    return concat(columnNames(), "server requests", "charges", "duplicate charges");
-  }
-
-  private static Object[] row(ClientRun run) {
-    return new Object[] {run.client(), run.operations(), run.succeeded(), run.attempts(),
-        run.retries(), run.replays(), run.outcomeUnknown(), run.failed(), run.serverRequests(),
-        run.charges(), run.duplicateCharges()};
-  }
-
-  private static Object[] columnNames() {
-    return new Object[] {"client", "operations", "succeeded", "attempts", "retries", "replays",
-        "outcome-unknown", "failed"};
-  }
-
-  private static Object[] counts(String client, ClientCounts c) {
-    return new Object[] {client, c.operations(), c.succeeded(), c.attempts(), c.retries(),
-        c.replays(), c.outcomeUnknown(), c.failed()};
-  }
-
-  private static Object[] concat(Object[] first, Object... more) {
-    Object[] all = java.util.Arrays.copyOf(first, first.length + more.length);
-    System.arraycopy(more, 0, all, first.length, more.length);
-    return all;
+    if (sdk.outcomeUnknown() > 0) {
+      out.printf("resilient-http ran out of attempts without learning the outcome of %d"
+          + " payment(s); resuming them with%n  their keys cannot charge twice.%n",
+          sdk.outcomeUnknown());
+    }
   }
 }
