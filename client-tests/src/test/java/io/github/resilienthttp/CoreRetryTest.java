@@ -460,6 +460,18 @@ class CoreRetryTest {
     assertThat(server.getRequestCount()).isEqualTo(1);
   }
 
+  @Test
+  void anAbsurdBackoffStopsAtTheDeadlineInsteadOfOverflowing() throws Exception {
+    server.enqueue(status(503));
+    ResilientHttpClient client = client()
+        .retryPolicy(policy().backoff(Backoff.fixed(Duration.ofDays(365L * 1_000_000))).build()).build();
+    try (Response r = client.operation(get()).execute()) {
+      assertThat(r.code()).isEqualTo(503);
+    }
+    assertThat(time.sleeps()).isEmpty();
+    assertIdleConnectionsOnly();
+  }
+
   private void assertIdleConnectionsOnly() {
     assertThat(okHttp.connectionPool().connectionCount())
         .isEqualTo(okHttp.connectionPool().idleConnectionCount());

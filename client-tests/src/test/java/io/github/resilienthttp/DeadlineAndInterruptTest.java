@@ -69,6 +69,29 @@ class DeadlineAndInterruptTest {
   }
 
   @Test
+  void deadlineOvershootIsBounded() {
+    int n = 20;
+    for (int i = 0; i < n; i++) {
+      server.enqueue(new MockResponse.Builder().headersDelay(2, TimeUnit.SECONDS).build());
+    }
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
+        .retryPolicy(RetryPolicy.builder().deadline(Duration.ofMillis(200)).build()).build();
+    long[] overshootMs = new long[n];
+    for (int i = 0; i < n; i++) {
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> client.operation(get()).execute())
+          .isInstanceOf(DeadlineExceededException.class);
+      overshootMs[i] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) - 200;
+    }
+    java.util.Arrays.sort(overshootMs);
+    System.out.printf("deadline overshoot over %d operations (deadline 200 ms): min %d ms, median %d ms,"
+        + " max %d ms%n", n, overshootMs[0], overshootMs[n / 2], overshootMs[n - 1]);
+    // Generous: proves "stopped at the deadline", not speed (which belongs to BENCHMARKS.md).
+    assertThat(overshootMs[0]).isGreaterThanOrEqualTo(-5);
+    assertThat(overshootMs[n - 1]).isLessThan(1_000);
+  }
+
+  @Test
   void perOperationDeadlineOverridesThePolicy() {
     server.enqueue(new MockResponse.Builder().headersDelay(5, TimeUnit.SECONDS).build());
     ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)

@@ -145,6 +145,10 @@ final class RetryInterceptor implements Interceptor {
             "all " + attempt + " attempts failed", response, failure, result.state);
       }
       Duration delay = policy.backoff().delay(attempt, client.random());
+      if (delay == null || delay.isNegative()) {
+        throw new IllegalStateException("backoff " + policy.backoff() + " returned " + delay
+            + " for retry " + attempt + "; a backoff must return a duration >= 0");
+      }
       boolean fromRetryAfter = false;
       if (decision.retryAfter().isPresent()) {
         Duration retryAfter = decision.retryAfter().get();
@@ -158,7 +162,7 @@ final class RetryInterceptor implements Interceptor {
           fromRetryAfter = true;
         }
       }
-      if (delay.toNanos() > op.remainingNanos() - MIN_ATTEMPT_NANOS) {
+      if (saturatedNanos(delay) > op.remainingNanos() - MIN_ATTEMPT_NANOS) {
         op.lastReason = "deadline";
         if (response != null) {
           return response;
@@ -413,6 +417,11 @@ final class RetryInterceptor implements Interceptor {
 
   private static IOException lastStatusNote(int lastStatus) {
     return lastStatus > 0 ? new RetryableStatus(lastStatus, "previous-attempt") : null;
+  }
+
+  /** A duration in nanoseconds, saturating at Long.MAX_VALUE instead of overflowing. */
+  private static long saturatedNanos(Duration d) {
+    return d.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L ? Long.MAX_VALUE : d.toNanos();
   }
 
   /** Shrinks the attempt's timeouts so that no attempt outlives the deadline. */
