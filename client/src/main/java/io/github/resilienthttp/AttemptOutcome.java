@@ -56,6 +56,9 @@ public final class AttemptOutcome {
    * An outcome for a response, for testing classifiers.
    *
    * @param keySent whether the request carried an idempotency key
+   * @param response the response the attempt got
+   * @param attempt the attempt number, 1 for the first
+   * @return the outcome
    */
   public static AttemptOutcome ofResponse(Response response, int attempt, boolean keySent) {
     Request request = response.request();
@@ -68,6 +71,11 @@ public final class AttemptOutcome {
    * An outcome for an exception, for testing classifiers.
    *
    * @param mayHaveReachedServer false for a failure before any byte of the request was written
+   * @param request the request as sent
+   * @param exception the attempt's failure
+   * @param attempt the attempt number, 1 for the first
+   * @param keySent whether the request carried an idempotency key
+   * @return the outcome
    */
   public static AttemptOutcome ofException(
       Request request, IOException exception, int attempt, boolean mayHaveReachedServer,
@@ -77,27 +85,48 @@ public final class AttemptOutcome {
         Instant.now());
   }
 
-  /** The request as sent in this attempt (with the idempotency key header when one was sent). */
+  /**
+   * The request as sent in this attempt (with the idempotency key header when one was sent).
+   *
+   * @return the request as sent in this attempt (with the idempotency key header when one was
+   *     sent)
+   */
   public Request request() {
     return request;
   }
 
-  /** The response, when the server answered. */
+  /**
+   * The response, when the server answered.
+   *
+   * @return the response, when the server answered
+   */
   public Optional<Response> response() {
     return Optional.ofNullable(response);
   }
 
-  /** The status code of the response, or -1 when the attempt failed with an exception. */
+  /**
+   * The status code of the response, or -1 when the attempt failed with an exception.
+   *
+   * @return the status code of the response, or -1 when the attempt failed with an exception
+   */
   public int statusCode() {
     return response == null ? -1 : response.code();
   }
 
-  /** The failure, when the attempt produced no response. */
+  /**
+   * The failure, when the attempt produced no response.
+   *
+   * @return the failure, when the attempt produced no response
+   */
   public Optional<IOException> exception() {
     return Optional.ofNullable(exception);
   }
 
-  /** 1 for the first attempt, 2 for the first retry, and so on. */
+  /**
+   * 1 for the first attempt, 2 for the first retry, and so on.
+   *
+   * @return the attempt number: 1 for the first attempt, 2 for the first retry
+   */
   public int attempt() {
     return attempt;
   }
@@ -106,6 +135,8 @@ public final class AttemptOutcome {
    * False only when the attempt failed before any byte of the request was written to a connection
    * (DNS, connect or TLS handshake failure), so the server cannot have processed it. The SDK knows
    * this exactly: its network interceptor runs just before OkHttp writes the request.
+   *
+   * @return false when the request was certainly not sent; true otherwise
    */
   public boolean requestMayHaveReachedServer() {
     return requestMayHaveReachedServer;
@@ -114,17 +145,27 @@ public final class AttemptOutcome {
   /**
    * True when repeating the operation cannot cause a second effect: its method is idempotent
    * (RFC 9110 §9.2.2: GET, HEAD, OPTIONS, TRACE, PUT, DELETE) or it carries an idempotency key.
+   *
+   * @return whether the operation is idempotent
    */
   public boolean idempotent() {
     return idempotent;
   }
 
-  /** Whether this attempt's request carried the operation's idempotency key. */
+  /**
+   * Whether this attempt's request carried the operation's idempotency key.
+   *
+   * @return whether this attempt's request carried the operation's idempotency key
+   */
   public boolean idempotencyKeySent() {
     return idempotencyKeySent;
   }
 
-  /** The operation's idempotency key (sent or not). */
+  /**
+   * The operation's idempotency key (sent or not).
+   *
+   * @return the operation's idempotency key (sent or not)
+   */
   public String idempotencyKey() {
     return idempotencyKey;
   }
@@ -132,6 +173,8 @@ public final class AttemptOutcome {
   /**
    * The delay asked for by the response's {@code Retry-After} header, parsed with
    * {@link RetryAfter#parse(String, Instant)}; empty when absent, malformed or negative.
+   *
+   * @return the delay asked for by {@code Retry-After}, or empty
    */
   public Optional<Duration> retryAfter() {
     if (response == null) {
@@ -143,6 +186,9 @@ public final class AttemptOutcome {
   /**
    * True for the methods RFC 9110 §9.2.2 defines as idempotent: GET, HEAD, OPTIONS, TRACE, PUT and
    * DELETE.
+   *
+   * @param method an HTTP method name, e.g. {@code "POST"}
+   * @return whether {@code method} is idempotent
    */
   public static boolean isIdempotentMethod(String method) {
     switch (method) {

@@ -32,6 +32,7 @@ public interface Backoff {
    *
    * @param initial the cap of the first retry; positive
    * @param max the largest cap; at least {@code initial}
+   * @return the backoff
    * @throws IllegalArgumentException when {@code initial} is not positive or {@code max < initial}
    */
   static Backoff exponentialFullJitter(Duration initial, Duration max) {
@@ -42,6 +43,7 @@ public interface Backoff {
    * The same wait before every retry (no jitter).
    *
    * @param delay zero or positive
+   * @return the backoff
    * @throws IllegalArgumentException when {@code delay} is negative
    */
   static Backoff fixed(Duration delay) {
@@ -62,7 +64,11 @@ public interface Backoff {
     };
   }
 
-  /** Retry at once. Useful in tests; rarely right in production. */
+  /**
+   * Retry at once. Useful in tests; rarely right in production.
+   *
+   * @return a backoff that never waits
+   */
   static Backoff none() {
     return fixed(Duration.ZERO);
   }

@@ -14,8 +14,19 @@ import java.time.Duration;
 public class BulkheadFullException extends ResilientHttpException {
   private static final long serialVersionUID = 1L;
 
+  /** How long the attempt waited for a permit. */
   private final Duration waited;
 
+  /**
+   * Creates the exception.
+   *
+   * @param idempotencyKey the operation's idempotency key
+   * @param idempotencyKeySent whether the key was sent with the requests
+   * @param attempts how many attempts were started
+   * @param bulkheadName the bulkhead's name
+   * @param waited how long the attempt waited for a permit
+   * @param cause the last attempt's failure, may be {@code null}
+   */
   public BulkheadFullException(String idempotencyKey, boolean idempotencyKeySent, int attempts,
       String bulkheadName, Duration waited, Throwable cause) {
     super("bulkhead '" + bulkheadName + "' is full (waited " + waited.toMillis()
@@ -23,7 +34,11 @@ public class BulkheadFullException extends ResilientHttpException {
     this.waited = waited;
   }
 
-  /** How long the attempt waited for a permit. */
+  /**
+   * How long the attempt waited for a permit.
+   *
+   * @return how long the attempt waited for a permit
+   */
   public Duration waited() {
     return waited;
   }

@@ -15,9 +15,21 @@ import java.util.Objects;
 public class CircuitBreakerOpenException extends ResilientHttpException {
   private static final long serialVersionUID = 1L;
 
+  /** The rejecting breaker's name. */
   private final String breakerName;
+  /** Estimated time until the breaker lets a probe through. */
   private final Duration waitLeft;
 
+  /**
+   * Creates the exception.
+   *
+   * @param idempotencyKey the operation's idempotency key
+   * @param idempotencyKeySent whether the key was sent with the requests
+   * @param attempts how many attempts were started
+   * @param breakerName the rejecting breaker's name
+   * @param waitLeft estimated time until the breaker lets a probe through
+   * @param cause the last attempt's failure, may be {@code null}
+   */
   public CircuitBreakerOpenException(String idempotencyKey, boolean idempotencyKeySent,
       int attempts, String breakerName, Duration waitLeft, Throwable cause) {
     super("circuit breaker '" + breakerName + "' is open (about " + waitLeft.toMillis()
@@ -27,12 +39,20 @@ public class CircuitBreakerOpenException extends ResilientHttpException {
     this.waitLeft = Objects.requireNonNull(waitLeft, "waitLeft");
   }
 
-  /** The rejecting breaker's name: {@code scheme://host:port} for per-target breakers. */
+  /**
+   * The rejecting breaker's name: {@code scheme://host:port} for per-target breakers.
+   *
+   * @return the rejecting breaker's name: {@code scheme://host:port} for per-target breakers
+   */
   public String breakerName() {
     return breakerName;
   }
 
-  /** Estimated time until the breaker lets a probe through; zero when unknown or already due. */
+  /**
+   * Estimated time until the breaker lets a probe through; zero when unknown or already due.
+   *
+   * @return the estimated wait; zero when unknown or already due
+   */
   public Duration waitLeft() {
     return waitLeft;
   }

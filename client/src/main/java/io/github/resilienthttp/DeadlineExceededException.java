@@ -15,11 +15,25 @@ import java.util.Objects;
 public class DeadlineExceededException extends InterruptedIOException implements OperationFailure {
   private static final long serialVersionUID = 1L;
 
+  /** The operation's idempotency key. */
   private final String idempotencyKey;
+  /** Whether the key was sent. */
   private final boolean idempotencyKeySent;
+  /** Attempts started. */
   private final int attempts;
+  /** The machine-readable reason. */
   private final String reason;
 
+  /**
+   * Creates the exception.
+   *
+   * @param message what went wrong, for people
+   * @param idempotencyKey the operation's idempotency key
+   * @param idempotencyKeySent whether the key was sent with the requests
+   * @param attempts how many attempts were started
+   * @param reason a short machine-readable reason
+   * @param cause the last attempt's failure, may be {@code null}
+   */
   public DeadlineExceededException(
       String message, String idempotencyKey, boolean idempotencyKeySent, int attempts,
       String reason, Throwable cause) {

@@ -51,12 +51,22 @@ public final class Decision {
     this.retryAfter = retryAfter;
   }
 
-  /** The attempt succeeded. */
+  /**
+   * The attempt succeeded.
+   *
+   * @param reason a short machine-readable reason
+   * @return the decision
+   */
   public static Decision success(String reason) {
     return new Decision(Kind.SUCCESS, reason, null);
   }
 
-  /** Safe to retry for any operation, after the backoff. */
+  /**
+   * Safe to retry for any operation, after the backoff.
+   *
+   * @param reason a short machine-readable reason
+   * @return the decision
+   */
   public static Decision retry(String reason) {
     return new Decision(Kind.RETRY, reason, null);
   }
@@ -65,27 +75,49 @@ public final class Decision {
    * Safe to retry for any operation, waiting at least {@code retryAfter} when present.
    *
    * @param retryAfter the server-suggested delay (see {@link AttemptOutcome#retryAfter()})
+   * @param reason a short machine-readable reason
+   * @return the decision
    */
   public static Decision retry(String reason, Optional<Duration> retryAfter) {
     return new Decision(Kind.RETRY, reason, checkDelay(retryAfter));
   }
 
-  /** Outcome unknown: retry only when the operation is idempotent. */
+  /**
+   * Outcome unknown: retry only when the operation is idempotent.
+   *
+   * @param reason a short machine-readable reason
+   * @return the decision
+   */
   public static Decision retryIfIdempotent(String reason) {
     return new Decision(Kind.RETRY_IF_IDEMPOTENT, reason, null);
   }
 
-  /** Outcome unknown, with a server-suggested delay when present. */
+  /**
+   * Outcome unknown, with a server-suggested delay when present.
+   *
+   * @param reason a short machine-readable reason
+   * @param retryAfter the server-suggested delay, or empty
+   * @return the decision
+   */
   public static Decision retryIfIdempotent(String reason, Optional<Duration> retryAfter) {
     return new Decision(Kind.RETRY_IF_IDEMPOTENT, reason, checkDelay(retryAfter));
   }
 
-  /** Permanent failure: do not retry. */
+  /**
+   * Permanent failure: do not retry.
+   *
+   * @param reason a short machine-readable reason
+   * @return the decision
+   */
   public static Decision fail(String reason) {
     return new Decision(Kind.FAIL, reason, null);
   }
 
-  /** No opinion; see {@link Kind#DEFER}. */
+  /**
+   * No opinion; see {@link Kind#DEFER}.
+   *
+   * @return the shared "no opinion" decision
+   */
   public static Decision defer() {
     return DEFER;
   }
@@ -100,21 +132,34 @@ public final class Decision {
     return retryAfter.orElse(null);
   }
 
+  /** {@return what to do with the attempt} */
   public Kind kind() {
     return kind;
   }
 
-  /** A short, low-cardinality, machine-readable reason such as {@code "status-503"}. */
+  /**
+   * A short, low-cardinality, machine-readable reason such as {@code "status-503"}.
+   *
+   * @return the reason
+   */
   public String reason() {
     return reason;
   }
 
-  /** The delay the server asked for, if any. */
+  /**
+   * The delay the server asked for, if any.
+   *
+   * @return the delay the server asked for, if any
+   */
   public Optional<Duration> retryAfter() {
     return Optional.ofNullable(retryAfter);
   }
 
-  /** True for {@link Kind#RETRY} and {@link Kind#RETRY_IF_IDEMPOTENT}. */
+  /**
+   * True for {@link Kind#RETRY} and {@link Kind#RETRY_IF_IDEMPOTENT}.
+   *
+   * @return whether the decision asks for a retry
+   */
   public boolean isRetryable() {
     return kind == Kind.RETRY || kind == Kind.RETRY_IF_IDEMPOTENT;
   }

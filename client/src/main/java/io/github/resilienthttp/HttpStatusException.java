@@ -21,11 +21,14 @@ public class HttpStatusException extends ResilientHttpException {
   private static final long serialVersionUID = 1L;
   private static final int MAX_MESSAGE_PART = 200;
 
+  /** The final response's status code. */
   private final int statusCode;
   private final transient Headers headers;
   private final transient ProblemDetails problem;
 
   /**
+   * Creates the exception.
+   *
    * @param idempotencyKey the operation's key
    * @param idempotencyKeySent whether the key was sent
    * @param attempts how many attempts the operation started
@@ -66,12 +69,20 @@ public class HttpStatusException extends ResilientHttpException {
     return sb.toString();
   }
 
-  /** The final response's status code, e.g. 404. */
+  /**
+   * The final response's status code, e.g. 404.
+   *
+   * @return the final response's status code, e.g
+   */
   public int statusCode() {
     return statusCode;
   }
 
-  /** The final response's headers ({@link Headers#EMPTY} after deserialization). */
+  /**
+   * The final response's headers ({@link Headers#EMPTY} after deserialization).
+   *
+   * @return the final response's headers
+   */
   public Headers headers() {
     return headers == null ? Headers.EMPTY : headers;
   }
@@ -80,6 +91,8 @@ public class HttpStatusException extends ResilientHttpException {
    * The RFC 9457 problem details, when the response's content type was
    * {@code application/problem+json} and its body (at most
    * {@link ProblemDetails#MAX_PROBLEM_BYTES}) was a JSON object.
+   *
+   * @return the problem details, or empty
    */
   public Optional<ProblemDetails> problem() {
     return Optional.ofNullable(problem);

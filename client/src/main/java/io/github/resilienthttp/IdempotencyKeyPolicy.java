@@ -59,32 +59,46 @@ public final class IdempotencyKeyPolicy {
     this.send = b.send;
   }
 
-  /** Header {@code Idempotency-Key}, {@link Format#TOKEN}, {@link Send#FOR_NON_IDEMPOTENT_METHODS}. */
+  /**
+   * Header {@code Idempotency-Key}, {@link Format#TOKEN}, {@link Send#FOR_NON_IDEMPOTENT_METHODS}.
+   *
+   * @return the default policy
+   */
   public static IdempotencyKeyPolicy defaults() {
     return DEFAULTS;
   }
 
+  /** {@return a builder starting from the defaults} */
   public static Builder builder() {
     return new Builder();
   }
 
+  /** {@return a builder starting from this policy's settings} */
   public Builder toBuilder() {
     return new Builder().headerName(headerName).format(format).send(send);
   }
 
+  /** {@return the name of the header that carries the key} */
   public String headerName() {
     return headerName;
   }
 
+  /** {@return the key header's value format} */
   public Format format() {
     return format;
   }
 
+  /** {@return which operations send their key by default} */
   public Send send() {
     return send;
   }
 
-  /** Whether an operation with this method sends its key, absent a per-operation override. */
+  /**
+   * Whether an operation with this method sends its key, absent a per-operation override.
+   *
+   * @param method an HTTP method name
+   * @return whether such an operation sends its key
+   */
   public boolean sendsKeyFor(String method) {
     switch (send) {
       case ALWAYS:
@@ -96,7 +110,12 @@ public final class IdempotencyKeyPolicy {
     }
   }
 
-  /** The header value that carries {@code key} in this policy's format. */
+  /**
+   * The header value that carries {@code key} in this policy's format.
+   *
+   * @param key a valid key
+   * @return the header value
+   */
   public String headerValue(String key) {
     if (format == Format.TOKEN) {
       return key;
@@ -112,7 +131,11 @@ public final class IdempotencyKeyPolicy {
     return sb.append('"').toString();
   }
 
-  /** A new random key: a UUID version 4 from {@link java.security.SecureRandom}. */
+  /**
+   * A new random key: a UUID version 4 from {@link java.security.SecureRandom}.
+   *
+   * @return a new key
+   */
   public static String newKey() {
     return UUID.randomUUID().toString();
   }
@@ -121,6 +144,7 @@ public final class IdempotencyKeyPolicy {
    * Checks a caller-supplied key: 1 to 255 visible ASCII characters (0x21 to 0x7E), so that it can be
    * sent as a header in either format.
    *
+   * @param key the key to check
    * @return {@code key}
    * @throws IllegalArgumentException naming the rule that {@code key} breaks
    */
@@ -141,7 +165,12 @@ public final class IdempotencyKeyPolicy {
     return key;
   }
 
-  /** The first 8 characters of a key: enough to correlate logs, too little to reuse the key. */
+  /**
+   * The first 8 characters of a key: enough to correlate logs, too little to reuse the key.
+   *
+   * @param key a key
+   * @return the key's first 8 characters (the whole key when shorter)
+   */
   public static String shorten(String key) {
     return key == null ? "null" : key.length() <= 8 ? key : key.substring(0, 8);
   }
@@ -159,25 +188,43 @@ public final class IdempotencyKeyPolicy {
 
     private Builder() {}
 
-    /** The header name; an HTTP token. Default {@code Idempotency-Key}. */
+    /**
+     * The header name; an HTTP token. Default {@code Idempotency-Key}.
+     *
+     * @param headerName the header name
+     * @return this builder
+     */
     public Builder headerName(String headerName) {
       this.headerName = Objects.requireNonNull(headerName, "headerName");
       return this;
     }
 
-    /** Default {@link Format#TOKEN}. */
+    /**
+     * Default {@link Format#TOKEN}.
+     *
+     * @param format the value format
+     * @return this builder
+     */
     public Builder format(Format format) {
       this.format = Objects.requireNonNull(format, "format");
       return this;
     }
 
-    /** Default {@link Send#FOR_NON_IDEMPOTENT_METHODS}. */
+    /**
+     * Default {@link Send#FOR_NON_IDEMPOTENT_METHODS}.
+     *
+     * @param send which operations send their key
+     * @return this builder
+     */
     public Builder send(Send send) {
       this.send = Objects.requireNonNull(send, "send");
       return this;
     }
 
     /**
+     * Builds the policy.
+     *
+     * @return the policy
      * @throws IllegalArgumentException when the header name is empty or not an HTTP token (RFC 9110
      *     §5.6.2)
      */

@@ -50,6 +50,7 @@ public final class Operation {
    * recognise it. Used verbatim; never replaced.
    *
    * @param key 1 to 255 visible ASCII characters (0x21..0x7E)
+   * @return this operation
    * @throws IllegalArgumentException when the key breaks that rule, or the request already carries a
    *     different key in its key header
    * @throws IllegalStateException after {@link #execute()}
@@ -73,6 +74,8 @@ public final class Operation {
    * non-idempotent: failures with an unknown outcome then end in {@link OutcomeUnknownException}
    * instead of a retry. A key header already on the request is always sent as is.
    *
+   * @param send {@code true} to send the key, {@code false} not to
+   * @return this operation
    * @throws IllegalStateException after {@link #execute()}
    */
   public Operation sendIdempotencyKey(boolean send) {
@@ -85,6 +88,7 @@ public final class Operation {
    * The total time this operation may take, replacing {@link RetryPolicy#deadline()}.
    *
    * @param deadline 1 ms to 24 h
+   * @return this operation
    * @throws IllegalArgumentException when out of range
    * @throws IllegalStateException after {@link #execute()}
    */
@@ -96,18 +100,30 @@ public final class Operation {
     return this;
   }
 
-  /** This operation's idempotency key (sent or not). Never {@code null}. */
+  /**
+   * This operation's idempotency key (sent or not). Never {@code null}.
+   *
+   * @return this operation's idempotency key
+   */
   public String idempotencyKey() {
     return key;
   }
 
-  /** Whether the key is (or will be) sent with this operation's requests. */
+  /**
+   * Whether the key is (or will be) sent with this operation's requests.
+   *
+   * @return whether the key is (or will be) sent with this operation's requests
+   */
   public boolean idempotencyKeySent() {
     OperationContext c = context;
     return c != null ? c.keySent : decideKeySent();
   }
 
-  /** Attempts started so far (0 before {@link #execute()}). */
+  /**
+   * Attempts started so far (0 before {@link #execute()}).
+   *
+   * @return attempts started so far (0 before {@link #execute()})
+   */
   public int attempts() {
     OperationContext c = context;
     return c == null ? 0 : c.attempts();
@@ -117,13 +133,19 @@ public final class Operation {
    * Requests written to the network so far, counted by a network interceptor: attempts plus any
    * follow-ups OkHttp made itself (redirects, authentication challenges). Equal to what the server
    * saw, minus attempts that failed before sending.
+   *
+   * @return requests written to the network so far
    */
   public int networkRequests() {
     OperationContext c = context;
     return c == null ? 0 : c.networkRequests();
   }
 
-  /** The request as given, without the key header the SDK adds. */
+  /**
+   * The request as given, without the key header the SDK adds.
+   *
+   * @return the request as given, without the key header the SDK adds
+   */
   public Request request() {
     return request;
   }
@@ -137,6 +159,7 @@ public final class Operation {
    * operation's deadline is also OkHttp's call timeout for the call, so it bounds reading the
    * response body too.
    *
+   * @return the final response, which the caller must close
    * @throws OutcomeUnknownException when the server may have processed the request and retrying was
    *     not safe (not idempotent, or a one-shot body)
    * @throws RetriesExhaustedException when every attempt failed with an exception before reaching

@@ -10,15 +10,31 @@ package io.github.resilienthttp;
  */
 public interface OperationFailure {
 
-  /** The operation's idempotency key, whether or not it was sent. Never {@code null}. */
+  /**
+   * The operation's idempotency key, whether or not it was sent. Never {@code null}.
+   *
+   * @return the operation's idempotency key
+   */
   String idempotencyKey();
 
-  /** Whether the key was sent with the operation's requests (so the server can deduplicate). */
+  /**
+   * Whether the key was sent with the operation's requests (so the server can deduplicate).
+   *
+   * @return whether the key was sent with the operation's requests (so the server can deduplicate)
+   */
   boolean idempotencyKeySent();
 
-  /** How many attempts were started (0 when the operation was rejected before the first). */
+  /**
+   * How many attempts were started (0 when the operation was rejected before the first).
+   *
+   * @return how many attempts were started
+   */
   int attempts();
 
-  /** The classifier's reason for the last attempt, or a reason of the SDK's own (e.g. {@code "deadline"}). */
+  /**
+   * The classifier's reason for the last attempt, or a reason of the SDK's own (e.g. {@code "deadline"}).
+   *
+   * @return the reason
+   */
   String reason();
 }

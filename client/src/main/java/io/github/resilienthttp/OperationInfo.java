@@ -22,32 +22,56 @@ public final class OperationInfo {
     this.host = host;
   }
 
-  /** The operation's whole idempotency key. */
+  /**
+   * The operation's whole idempotency key.
+   *
+   * @return the operation's whole idempotency key
+   */
   public String idempotencyKey() {
     return idempotencyKey;
   }
 
-  /** The key's first 8 characters, for logs. */
+  /**
+   * The key's first 8 characters, for logs.
+   *
+   * @return the key's first 8 characters, for logs
+   */
   public String shortKey() {
     return IdempotencyKeyPolicy.shorten(idempotencyKey);
   }
 
-  /** Whether the key is sent with the operation's requests. */
+  /**
+   * Whether the key is sent with the operation's requests.
+   *
+   * @return whether the key is sent with the operation's requests
+   */
   public boolean idempotencyKeySent() {
     return idempotencyKeySent;
   }
 
-  /** Whether repeating the operation is safe (idempotent method or key sent). */
+  /**
+   * Whether repeating the operation is safe (idempotent method or key sent).
+   *
+   * @return whether repeating the operation is safe (idempotent method or key sent)
+   */
   public boolean idempotent() {
     return idempotent;
   }
 
-  /** The HTTP method. */
+  /**
+   * The HTTP method.
+   *
+   * @return the HTTP method
+   */
   public String method() {
     return method;
   }
 
-  /** The target host (no path, query or credentials). */
+  /**
+   * The target host (no path, query or credentials).
+   *
+   * @return the target host (no path, query or credentials)
+   */
   public String host() {
     return host;
   }

@@ -11,10 +11,21 @@ import java.util.Objects;
 public class OperationInterruptedException extends InterruptedIOException implements OperationFailure {
   private static final long serialVersionUID = 1L;
 
+  /** The operation's idempotency key. */
   private final String idempotencyKey;
+  /** Whether the key was sent. */
   private final boolean idempotencyKeySent;
+  /** Attempts started. */
   private final int attempts;
 
+  /**
+   * Creates the exception.
+   *
+   * @param idempotencyKey the operation's idempotency key
+   * @param idempotencyKeySent whether the key was sent with the requests
+   * @param attempts how many attempts were started
+   * @param cause the {@link InterruptedException}, may be {@code null}
+   */
   public OperationInterruptedException(
       String idempotencyKey, boolean idempotencyKeySent, int attempts, Throwable cause) {
     super(ResilientHttpException.describe("operation interrupted", idempotencyKey, attempts,

@@ -17,13 +17,18 @@ import java.time.Duration;
  */
 public interface OperationListener {
 
-  /** The operation is about to make its first attempt. */
+  /**
+   * The operation is about to make its first attempt.
+   *
+   * @param operation the operation
+   */
   default void operationStarted(OperationInfo operation) {}
 
   /**
    * An attempt is about to be sent.
    *
    * @param attempt 1 for the first attempt; greater than 1 for a retry
+   * @param operation the operation
    */
   default void attemptStarted(OperationInfo operation, int attempt) {}
 
@@ -33,6 +38,9 @@ public interface OperationListener {
    * @param statusCode the response's status, or -1 when the attempt failed with {@code failure}
    * @param failure the attempt's exception, or {@code null}
    * @param duration from sending to the response headers (or the failure)
+   * @param operation the operation
+   * @param attempt the attempt number, 1 for the first
+   * @param decision the classifier's decision
    */
   default void attemptEnded(OperationInfo operation, int attempt, int statusCode,
       IOException failure, Decision decision, Duration duration) {}
@@ -42,28 +50,60 @@ public interface OperationListener {
    *
    * @param fromRetryAfter true when the delay is the server's {@code Retry-After} (longer than the
    *     backoff)
+   * @param operation the operation
+   * @param nextAttempt the number of the attempt that will start
+   * @param delay the wait before it
    */
   default void retryScheduled(OperationInfo operation, int nextAttempt, Duration delay,
       boolean fromRetryAfter) {}
 
-  /** The retry budget refused a retry after {@code attempt}. */
+  /**
+   * The retry budget refused a retry after {@code attempt}.
+   *
+   * @param operation the operation
+   * @param attempt the attempt after which no retry was allowed
+   */
   default void retryBudgetRefused(OperationInfo operation, int attempt) {}
 
-  /** The circuit breaker rejected attempt {@code attempt} before sending. */
+  /**
+   * The circuit breaker rejected attempt {@code attempt} before sending.
+   *
+   * @param operation the operation
+   * @param breakerName the rejecting breaker's name
+   * @param attempt the rejected attempt's number
+   */
   default void circuitBreakerRejected(OperationInfo operation, String breakerName, int attempt) {}
 
-  /** The bulkhead had no permit for attempt {@code attempt}. */
+  /**
+   * The bulkhead had no permit for attempt {@code attempt}.
+   *
+   * @param operation the operation
+   * @param attempt the rejected attempt's number
+   */
   default void bulkheadRejected(OperationInfo operation, int attempt) {}
 
   /**
    * The server answered attempt {@code attempt} with a replay of an earlier result for the same key
    * (its replay header, {@code Idempotent-Replayed: true} by default).
+   *
+   * @param operation the operation
+   * @param attempt the attempt number, 1 for the first
    */
   default void replayDetected(OperationInfo operation, int attempt) {}
 
-  /** The server answered 409: an earlier request with the same key is still in progress. */
+  /**
+   * The server answered 409: an earlier request with the same key is still in progress.
+   *
+   * @param operation the operation
+   * @param attempt the attempt number, 1 for the first
+   */
   default void inProgress(OperationInfo operation, int attempt) {}
 
-  /** The operation ended: with a response returned to the caller, or an exception thrown. */
+  /**
+   * The operation ended: with a response returned to the caller, or an exception thrown.
+   *
+   * @param operation the operation
+   * @param result how it ended
+   */
   default void operationEnded(OperationInfo operation, OperationResult result) {}
 }

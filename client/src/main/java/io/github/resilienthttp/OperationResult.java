@@ -51,36 +51,61 @@ public final class OperationResult {
     this.reason = reason;
   }
 
+  /** {@return how the operation ended} */
   public Outcome outcome() {
     return outcome;
   }
 
-  /** Logical attempts started by the SDK. */
+  /**
+   * Logical attempts started by the SDK.
+   *
+   * @return logical attempts started by the SDK
+   */
   public int attempts() {
     return attempts;
   }
 
-  /** Requests written to the network (attempts plus OkHttp's redirects and auth follow-ups). */
+  /**
+   * Requests written to the network (attempts plus OkHttp's redirects and auth follow-ups).
+   *
+   * @return requests written to the network (attempts plus OkHttp's redirects and auth follow-ups)
+   */
   public int networkRequests() {
     return networkRequests;
   }
 
-  /** From {@code execute()} to the end of the operation (the response body not included). */
+  /**
+   * From {@code execute()} to the end of the operation (the response body not included).
+   *
+   * @return the time from {@code execute()} to the end of the operation
+   */
   public Duration elapsed() {
     return elapsed;
   }
 
-  /** The final response's status, or -1 when the operation ended with an exception. */
+  /**
+   * The final response's status, or -1 when the operation ended with an exception.
+   *
+   * @return the final response's status, or -1 when the operation ended with an exception
+   */
   public int statusCode() {
     return statusCode;
   }
 
-  /** The exception the caller got, if any. */
+  /**
+   * The exception the caller got, if any.
+   *
+   * @return the exception the caller got, if any
+   */
   public Optional<Throwable> failure() {
     return Optional.ofNullable(failure);
   }
 
-  /** The last decision's reason, or the SDK's own (e.g. {@code deadline}). */
+  /**
+   * The last decision's reason, or the SDK's own (e.g. {@code deadline}).
+   *
+   * @return the last decision's reason, or the SDK's own (e.g
+   */
   public String reason() {
     return reason;
   }

@@ -17,8 +17,21 @@ package io.github.resilienthttp;
 public class OutcomeUnknownException extends ResilientHttpException {
   private static final long serialVersionUID = 1L;
 
+  /** The last response's status code, or -1. */
   private final int statusCode;
 
+  /**
+   * Creates the exception.
+   *
+   * @param message what went wrong, for people
+   * @param idempotencyKey the operation's idempotency key
+   * @param idempotencyKeySent whether the key was sent with the requests
+   * @param attempts how many attempts were started
+   * @param reason a short machine-readable reason
+   * @param statusCode the last response's status code, or -1 when the last attempt ended with an
+   *     exception
+   * @param cause the last attempt's failure, may be {@code null}
+   */
   public OutcomeUnknownException(
       String message, String idempotencyKey, boolean idempotencyKeySent, int attempts,
       String reason, int statusCode, Throwable cause) {
@@ -26,7 +39,11 @@ public class OutcomeUnknownException extends ResilientHttpException {
     this.statusCode = statusCode;
   }
 
-  /** The last response's status code, or -1 when the last attempt ended with an exception. */
+  /**
+   * The last response's status code, or -1 when the last attempt ended with an exception.
+   *
+   * @return the last response's status code, or -1
+   */
   public int statusCode() {
     return statusCode;
   }

@@ -91,6 +91,7 @@ public final class ResilientHttpClient {
    * Starts building a client around {@code okHttpClient}.
    *
    * @param okHttpClient the client to use for every attempt; not modified
+   * @return a builder
    */
   public static Builder wrap(OkHttpClient okHttpClient) {
     return new Builder(Objects.requireNonNull(okHttpClient, "okHttpClient"));
@@ -100,6 +101,8 @@ public final class ResilientHttpClient {
    * A new operation for {@code request}, with a new idempotency key (or the key already in the
    * request's key header). Nothing is sent until {@link Operation#execute()}.
    *
+   * @param request the request; its body is sent once per attempt
+   * @return the operation, not yet executed
    * @throws IllegalArgumentException when the request's own key header is not a valid key
    */
   public Operation operation(Request request) {
@@ -110,6 +113,8 @@ public final class ResilientHttpClient {
    * A builder with this client's settings, to derive a differently configured client. The derived
    * client shares this one's retry budget and circuit breakers (they are runtime state), but gets its
    * own bulkhead.
+   *
+   * @return a builder with these settings
    */
   public Builder newBuilder() {
     Builder b = new Builder(wrapped)
@@ -137,7 +142,11 @@ public final class ResilientHttpClient {
     return b;
   }
 
-  /** The retry budget shared by all operations of this client. */
+  /**
+   * The retry budget shared by all operations of this client.
+   *
+   * @return the retry budget
+   */
   public RetryBudget retryBudget() {
     return retryBudget;
   }
@@ -145,13 +154,20 @@ public final class ResilientHttpClient {
   /**
    * The resilience4j circuit breaker that guards {@code url}'s target ({@code scheme://host:port}),
    * or empty when breakers are off. For metrics and tests.
+   *
+   * @param url a URL of the target
+   * @return the breaker, or empty
    */
   public java.util.Optional<CircuitBreaker> circuitBreakerFor(okhttp3.HttpUrl url) {
     return circuitBreakers == null ? java.util.Optional.empty()
         : java.util.Optional.of(circuitBreakers.forUrl(url));
   }
 
-  /** The resilience4j bulkhead limiting concurrent attempts, when configured. */
+  /**
+   * The resilience4j bulkhead limiting concurrent attempts, when configured.
+   *
+   * @return the bulkhead, or empty
+   */
   public java.util.Optional<io.github.resilience4j.bulkhead.Bulkhead> bulkhead() {
     return bulkhead == null ? java.util.Optional.empty() : java.util.Optional.of(bulkhead.bulkhead());
   }
@@ -168,28 +184,40 @@ public final class ResilientHttpClient {
     return listeners;
   }
 
-  /** The response header by which a server marks a replayed result. */
+  /**
+   * The response header by which a server marks a replayed result.
+   *
+   * @return the replay header name
+   */
   public String replayHeader() {
     return replayHeader;
   }
 
+  /** {@return the retry policy} */
   public RetryPolicy retryPolicy() {
     return retryPolicy;
   }
 
+  /** {@return the response classifier} */
   public ResponseClassifier classifier() {
     return classifier;
   }
 
+  /** {@return the idempotency key policy} */
   public IdempotencyKeyPolicy idempotencyKeyPolicy() {
     return idempotencyKeyPolicy;
   }
 
+  /** {@return the clock and sleeper} */
   public TimeSource timeSource() {
     return timeSource;
   }
 
-  /** The wrapped client, as given. */
+  /**
+   * The wrapped client, as given.
+   *
+   * @return the wrapped client
+   */
   public OkHttpClient wrappedClient() {
     return wrapped;
   }
@@ -224,25 +252,45 @@ public final class ResilientHttpClient {
       this.okHttpClient = okHttpClient;
     }
 
-    /** Default {@link RetryPolicy#defaults()}. */
+    /**
+     * Default {@link RetryPolicy#defaults()}.
+     *
+     * @param retryPolicy the retry policy
+     * @return this builder
+     */
     public Builder retryPolicy(RetryPolicy retryPolicy) {
       this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
       return this;
     }
 
-    /** Default {@link ResponseClassifier#defaults()}. */
+    /**
+     * Default {@link ResponseClassifier#defaults()}.
+     *
+     * @param classifier the classifier
+     * @return this builder
+     */
     public Builder classifier(ResponseClassifier classifier) {
       this.classifier = Objects.requireNonNull(classifier, "classifier");
       return this;
     }
 
-    /** Default {@link IdempotencyKeyPolicy#defaults()}. */
+    /**
+     * Default {@link IdempotencyKeyPolicy#defaults()}.
+     *
+     * @param idempotencyKeyPolicy the key policy
+     * @return this builder
+     */
     public Builder idempotencyKeys(IdempotencyKeyPolicy idempotencyKeyPolicy) {
       this.idempotencyKeyPolicy = Objects.requireNonNull(idempotencyKeyPolicy, "idempotencyKeyPolicy");
       return this;
     }
 
-    /** The clock and sleeper. Default {@link TimeSource#system()}; tests inject a fake. */
+    /**
+     * The clock and sleeper. Default {@link TimeSource#system()}; tests inject a fake.
+     *
+     * @param timeSource the time source
+     * @return this builder
+     */
     public Builder timeSource(TimeSource timeSource) {
       this.timeSource = Objects.requireNonNull(timeSource, "timeSource");
       return this;
@@ -251,6 +299,9 @@ public final class ResilientHttpClient {
     /**
      * The random source for backoff jitter; must be thread-safe, since all operations of the client
      * share it. Default: {@link ThreadLocalRandom} of the calling thread. Tests inject a seeded one.
+     *
+     * @param random a thread-safe random source
+     * @return this builder
      */
     public Builder random(RandomGenerator random) {
       this.random = Objects.requireNonNull(random, "random");
@@ -261,6 +312,9 @@ public final class ResilientHttpClient {
      * The retry budget: shared by all operations of the client, and shareable between clients.
      * Default: a new {@link RetryBudget#tokenBucket()} per client (retry ratio 0.1, a floor of 3
      * retries per second, 30 tokens).
+     *
+     * @param retryBudget the budget
+     * @return this builder
      */
     public Builder retryBudget(RetryBudget retryBudget) {
       this.retryBudget = Objects.requireNonNull(retryBudget, "retryBudget");
@@ -271,6 +325,9 @@ public final class ResilientHttpClient {
      * One resilience4j circuit breaker per target ({@code scheme://host:port}), named after it, from
      * {@code registry} (whose default config applies, or a config registered under the target's
      * name). Default: a new {@link CircuitBreakerRegistry#ofDefaults()} per client.
+     *
+     * @param registry the registry to take breakers from
+     * @return this builder
      */
     public Builder circuitBreakerRegistry(CircuitBreakerRegistry registry) {
       this.circuitBreakerRegistry = Objects.requireNonNull(registry, "registry");
@@ -280,7 +337,12 @@ public final class ResilientHttpClient {
       return this;
     }
 
-    /** One breaker for every target of this client. */
+    /**
+     * One breaker for every target of this client.
+     *
+     * @param breaker the breaker
+     * @return this builder
+     */
     public Builder circuitBreaker(CircuitBreaker breaker) {
       this.circuitBreaker = Objects.requireNonNull(breaker, "breaker");
       this.circuitBreakerRegistry = null;
@@ -289,7 +351,11 @@ public final class ResilientHttpClient {
       return this;
     }
 
-    /** No circuit breaker. */
+    /**
+     * No circuit breaker.
+     *
+     * @return this builder
+     */
     public Builder noCircuitBreaker() {
       this.circuitBreakerDisabled = true;
       this.circuitBreaker = null;
@@ -304,13 +370,21 @@ public final class ResilientHttpClient {
      * {@link BulkheadConfig#getMaxWaitDuration()} and never past its operation's deadline, then fails
      * with {@link BulkheadFullException}. A permit is held during an attempt only, not during the
      * backoff between attempts, so sleeping operations do not block others. Default: no bulkhead.
+     *
+     * @param config the bulkhead configuration
+     * @return this builder
      */
     public Builder bulkhead(BulkheadConfig config) {
       this.bulkheadConfig = Objects.requireNonNull(config, "config");
       return this;
     }
 
-    /** Adds a listener; listeners are called in the order added. */
+    /**
+     * Adds a listener; listeners are called in the order added.
+     *
+     * @param listener the listener
+     * @return this builder
+     */
     public Builder addListener(OperationListener listener) {
       listeners.add(Objects.requireNonNull(listener, "listener"));
       return this;
@@ -319,6 +393,9 @@ public final class ResilientHttpClient {
     /**
      * The response header by which the server marks a replayed result (value {@code true}).
      * Default {@code Idempotent-Replayed}.
+     *
+     * @param replayHeader the header name
+     * @return this builder
      */
     public Builder replayHeader(String replayHeader) {
       this.replayHeader = Objects.requireNonNull(replayHeader, "replayHeader");
@@ -326,6 +403,9 @@ public final class ResilientHttpClient {
     }
 
     /**
+     * Builds the client.
+     *
+     * @return the client
      * @throws IllegalArgumentException when the replay header name is empty
      */
     public ResilientHttpClient build() {

@@ -38,6 +38,9 @@ public interface ResponseClassifier {
   /**
    * A classifier that asks this one first and, when this one returns {@link Decision#defer()},
    * asks {@code next}.
+   *
+   * @param next the classifier asked when this one defers
+   * @return the combined classifier
    */
   default ResponseClassifier orElse(ResponseClassifier next) {
     Objects.requireNonNull(next, "next");

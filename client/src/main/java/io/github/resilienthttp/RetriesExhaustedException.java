@@ -11,6 +11,16 @@ package io.github.resilienthttp;
 public class RetriesExhaustedException extends ResilientHttpException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates the exception.
+   *
+   * @param message what went wrong, for people
+   * @param idempotencyKey the operation's idempotency key
+   * @param idempotencyKeySent whether the key was sent with the requests
+   * @param attempts how many attempts were started
+   * @param reason a short machine-readable reason
+   * @param cause the last attempt's failure, may be {@code null}
+   */
   public RetriesExhaustedException(
       String message, String idempotencyKey, boolean idempotencyKeySent, int attempts,
       String reason, Throwable cause) {

@@ -84,20 +84,34 @@ public interface RetryBudget {
   /**
    * The number of retries that would be allowed now, possibly fractional, for a metrics gauge:
    * {@code 0} for {@link #none()}, {@link Double#POSITIVE_INFINITY} for {@link #unlimited()}.
+   *
+   * @return the retries allowed now
    */
   double availableTokens();
 
-  /** A token bucket with the defaults in the table above, on {@link TimeSource#system()}. */
+  /**
+   * A token bucket with the defaults in the table above, on {@link TimeSource#system()}.
+   *
+   * @return a new budget
+   */
   static RetryBudget tokenBucket() {
     return tokenBucketBuilder().build();
   }
 
-  /** A builder for a token bucket, starting from the defaults in the table above. */
+  /**
+   * A builder for a token bucket, starting from the defaults in the table above.
+   *
+   * @return a new builder
+   */
   static TokenBucketBuilder tokenBucketBuilder() {
     return new TokenBucketBuilder();
   }
 
-  /** Never allows a retry: every operation makes exactly one attempt. */
+  /**
+   * Never allows a retry: every operation makes exactly one attempt.
+   *
+   * @return a budget that refuses every retry
+   */
   static RetryBudget none() {
     return new RetryBudget() {
       @Override
@@ -124,6 +138,8 @@ public interface RetryBudget {
    * Always allows a retry: only {@link RetryPolicy#maxAttempts()} limits retries. Makes load during an
    * outage up to {@code maxAttempts} times the normal load; for tests, or when the server side sheds
    * load by itself.
+   *
+   * @return a budget that allows every retry
    */
   static RetryBudget unlimited() {
     return new RetryBudget() {
@@ -167,6 +183,9 @@ public interface RetryBudget {
     /**
      * Tokens deposited by every first attempt, i.e. the share of first attempts that may be retried:
      * more than 0, at most 1000; kept to 9 decimal places, rounded down. Default 0.1 (10%).
+     *
+     * @param retryRatio the share of first attempts that may be retried
+     * @return this builder
      */
     public TokenBucketBuilder retryRatio(double retryRatio) {
       this.retryRatio = retryRatio;
@@ -176,6 +195,9 @@ public interface RetryBudget {
     /**
      * Tokens deposited per second whatever the traffic, so that a client with little traffic can
      * still retry: 0 (none) to 10000. Default 3.
+     *
+     * @param minRetriesPerSecond tokens per second
+     * @return this builder
      */
     public TokenBucketBuilder minRetriesPerSecond(int minRetriesPerSecond) {
       this.minRetriesPerSecond = minRetriesPerSecond;
@@ -185,6 +207,9 @@ public interface RetryBudget {
     /**
      * The bucket's capacity and initial content, i.e. the largest burst of retries: 1 to 1000000.
      * Default {@code max(10, 10 × minRetriesPerSecond)}: ten seconds of the floor, as in Finagle.
+     *
+     * @param maxTokens the bucket's capacity
+     * @return this builder
      */
     public TokenBucketBuilder maxTokens(int maxTokens) {
       this.maxTokens = maxTokens;
@@ -196,6 +221,9 @@ public interface RetryBudget {
      * The clock of the time floor; only {@link TimeSource#nanoTime()} is read. Default
      * {@link TimeSource#system()}. A budget shared between clients has its own clock, independent of
      * the clients' time sources.
+     *
+     * @param timeSource the clock
+     * @return this builder
      */
     public TokenBucketBuilder timeSource(TimeSource timeSource) {
       this.timeSource = Objects.requireNonNull(timeSource, "timeSource");
@@ -203,6 +231,9 @@ public interface RetryBudget {
     }
 
     /**
+     * Builds the budget.
+     *
+     * @return the budget
      * @throws IllegalArgumentException naming the field and the value when a setting is out of range
      */
     public RetryBudget build() {

@@ -17,9 +17,14 @@ public class RetryBudgetExhaustedException extends ResilientHttpException {
   public static final String REASON = "retry-budget-exhausted";
 
   /**
+   * Creates the exception.
+   *
    * @param message what went wrong, for people
    * @param reason a short machine-readable reason, normally {@link #REASON}
    * @param cause the last attempt's failure, may be {@code null}
+   * @param idempotencyKey the operation's idempotency key
+   * @param idempotencyKeySent whether the key was sent with the requests
+   * @param attempts how many attempts were started
    */
   public RetryBudgetExhaustedException(
       String message, String idempotencyKey, boolean idempotencyKeySent, int attempts,

@@ -52,16 +52,25 @@ public final class RetryPolicy {
     this.maxRetryAfter = b.maxRetryAfter;
   }
 
-  /** The defaults in the table above. */
+  /**
+   * The defaults in the table above.
+   *
+   * @return the default policy
+   */
   public static RetryPolicy defaults() {
     return DEFAULTS;
   }
 
+  /** {@return a builder starting from the defaults} */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** A builder that starts from this policy's settings. */
+  /**
+   * A builder that starts from this policy's settings.
+   *
+   * @return A builder that starts from this policy's settings
+   */
   public Builder toBuilder() {
     Builder b = new Builder()
         .maxAttempts(maxAttempts).backoff(backoff).deadline(deadline).maxRetryAfter(maxRetryAfter);
@@ -69,26 +78,43 @@ public final class RetryPolicy {
     return b;
   }
 
-  /** Attempts per operation, the first included. */
+  /**
+   * Attempts per operation, the first included.
+   *
+   * @return attempts per operation, the first included
+   */
   public int maxAttempts() {
     return maxAttempts;
   }
 
+  /** {@return the wait before each retry} */
   public Backoff backoff() {
     return backoff;
   }
 
-  /** The total time an operation may take, from {@code execute()} to its return. */
+  /**
+   * The total time an operation may take, from {@code execute()} to its return.
+   *
+   * @return the total time an operation may take, from {@code execute()} to its return
+   */
   public Duration deadline() {
     return deadline;
   }
 
-  /** The cap on each attempt's connect, read and write timeouts, if set. */
+  /**
+   * The cap on each attempt's connect, read and write timeouts, if set.
+   *
+   * @return the cap on each attempt's connect, read and write timeouts, if set
+   */
   public Optional<Duration> attemptTimeout() {
     return Optional.ofNullable(attemptTimeout);
   }
 
-  /** The longest {@code Retry-After} the SDK waits for before a retry. */
+  /**
+   * The longest {@code Retry-After} the SDK waits for before a retry.
+   *
+   * @return the longest {@code Retry-After} the SDK waits for before a retry
+   */
   public Duration maxRetryAfter() {
     return maxRetryAfter;
   }
@@ -109,37 +135,65 @@ public final class RetryPolicy {
 
     private Builder() {}
 
-    /** Attempts per operation, the first included: 1 (no retry) to 100. Default 3. */
+    /**
+     * Attempts per operation, the first included: 1 (no retry) to 100. Default 3.
+     *
+     * @param maxAttempts attempts per operation
+     * @return this builder
+     */
     public Builder maxAttempts(int maxAttempts) {
       this.maxAttempts = maxAttempts;
       return this;
     }
 
-    /** Default {@code Backoff.exponentialFullJitter(100 ms, 5 s)}. */
+    /**
+     * Default {@code Backoff.exponentialFullJitter(100 ms, 5 s)}.
+     *
+     * @param backoff the wait before each retry
+     * @return this builder
+     */
     public Builder backoff(Backoff backoff) {
       this.backoff = Objects.requireNonNull(backoff, "backoff");
       return this;
     }
 
-    /** Total time per operation, over every attempt and wait: 1 ms to 24 h. Default 30 s. */
+    /**
+     * Total time per operation, over every attempt and wait: 1 ms to 24 h. Default 30 s.
+     *
+     * @param deadline the total time per operation
+     * @return this builder
+     */
     public Builder deadline(Duration deadline) {
       this.deadline = Objects.requireNonNull(deadline, "deadline");
       return this;
     }
 
-    /** Caps each attempt's connect, read and write timeouts: 1 ms to 24 h. Default: none. */
+    /**
+     * Caps each attempt's connect, read and write timeouts: 1 ms to 24 h. Default: none.
+     *
+     * @param attemptTimeout the cap on each attempt's timeouts
+     * @return this builder
+     */
     public Builder attemptTimeout(Duration attemptTimeout) {
       this.attemptTimeout = Objects.requireNonNull(attemptTimeout, "attemptTimeout");
       return this;
     }
 
-    /** The longest {@code Retry-After} to wait for: 0 to 24 h. Default 60 s. */
+    /**
+     * The longest {@code Retry-After} to wait for: 0 to 24 h. Default 60 s.
+     *
+     * @param maxRetryAfter the longest {@code Retry-After} to wait for
+     * @return this builder
+     */
     public Builder maxRetryAfter(Duration maxRetryAfter) {
       this.maxRetryAfter = Objects.requireNonNull(maxRetryAfter, "maxRetryAfter");
       return this;
     }
 
     /**
+     * Builds the policy.
+     *
+     * @return the policy
      * @throws IllegalArgumentException naming the field and the value when a setting is out of range
      */
     public RetryPolicy build() {

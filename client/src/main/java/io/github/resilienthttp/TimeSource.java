@@ -15,21 +15,34 @@ import java.time.Instant;
  */
 public interface TimeSource {
 
-  /** Monotonic time in nanoseconds; only differences between two readings are meaningful. */
+  /**
+   * Monotonic time in nanoseconds; only differences between two readings are meaningful.
+   *
+   * @return the current monotonic time in nanoseconds
+   */
   long nanoTime();
 
-  /** The current wall-clock instant. */
+  /**
+   * The current wall-clock instant.
+   *
+   * @return the current wall-clock instant
+   */
   Instant now();
 
   /**
    * Blocks the calling thread for {@code duration} (never negative).
    *
+   * @param duration how long to wait
    * @throws InterruptedException when the thread is interrupted while waiting; the SDK then stops the
    *     operation and throws {@link OperationInterruptedException}
    */
   void sleep(Duration duration) throws InterruptedException;
 
-  /** The real clock: {@link System#nanoTime()}, {@link Instant#now()} and {@link Thread#sleep(long, int)}. */
+  /**
+   * The real clock: {@link System#nanoTime()}, {@link Instant#now()} and {@link Thread#sleep(long, int)}.
+   *
+   * @return the system time source
+   */
   static TimeSource system() {
     return SystemTimeSource.INSTANCE;
   }

@@ -19,10 +19,14 @@ import java.util.Objects;
 public class JsonBodyException extends IOException {
   private static final long serialVersionUID = 1L;
 
+  /** The response's status code. */
   private final int statusCode;
+  /** The canonical name of the expected type. */
   private final String expectedType;
 
   /**
+   * Creates the exception.
+   *
    * @param message what went wrong, without the body
    * @param statusCode the response's status code
    * @param expectedType the type the body was read as, e.g. {@code java.util.List<com.example.Item>}
@@ -34,12 +38,20 @@ public class JsonBodyException extends IOException {
     this.expectedType = Objects.requireNonNull(expectedType, "expectedType");
   }
 
-  /** The status code of the response whose body this was. */
+  /**
+   * The status code of the response whose body this was.
+   *
+   * @return the status code of the response whose body this was
+   */
   public int statusCode() {
     return statusCode;
   }
 
-  /** The canonical name of the expected type, e.g. {@code java.util.List<com.example.Item>}. */
+  /**
+   * The canonical name of the expected type, e.g. {@code java.util.List<com.example.Item>}.
+   *
+   * @return the canonical name of the expected type, e.g
+   */
   public String expectedType() {
     return expectedType;
   }

@@ -9,10 +9,14 @@ package io.github.resilienthttp.json;
 public class JsonBodyTooLargeException extends JsonBodyException {
   private static final long serialVersionUID = 1L;
 
+  /** The limit that was exceeded, in bytes. */
   private final long limitBytes;
+  /** The declared body length in bytes, or -1. */
   private final long contentLength;
 
   /**
+   * Creates the exception.
+   *
    * @param statusCode the response's status code
    * @param expectedType the canonical name of the type the body was to be read as
    * @param limitBytes the limit, in bytes
@@ -28,12 +32,20 @@ public class JsonBodyTooLargeException extends JsonBodyException {
     this.contentLength = contentLength;
   }
 
-  /** The limit that was exceeded, in bytes. */
+  /**
+   * The limit that was exceeded, in bytes.
+   *
+   * @return the limit that was exceeded, in bytes
+   */
   public long limitBytes() {
     return limitBytes;
   }
 
-  /** The body's declared {@code Content-Length} in bytes, or -1 when it was not declared. */
+  /**
+   * The body's declared {@code Content-Length} in bytes, or -1 when it was not declared.
+   *
+   * @return the body's declared length in bytes, or -1
+   */
   public long contentLength() {
     return contentLength;
   }

@@ -107,22 +107,39 @@ public final class JsonCodec {
     this.maxBodyBytes = b.maxBodyBytes;
   }
 
-  /** A codec with the default mapper (see the class comment) and a 1 MiB body limit. */
+  /**
+   * A codec with the default mapper (see the class comment) and a 1 MiB body limit.
+   *
+   * @return the codec
+   */
   public static JsonCodec create() {
     return DEFAULT;
   }
 
-  /** A codec with {@code mapper}, used as is, and a 1 MiB body limit. */
+  /**
+   * A codec with {@code mapper}, used as is, and a 1 MiB body limit.
+   *
+   * @param mapper the mapper for both directions
+   * @return the codec
+   */
   public static JsonCodec create(ObjectMapper mapper) {
     return builder().objectMapper(mapper).build();
   }
 
-  /** A builder starting from the defaults. */
+  /**
+   * A builder starting from the defaults.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** The most bytes of a response body this codec reads. */
+  /**
+   * The most bytes of a response body this codec reads.
+   *
+   * @return the body limit in bytes
+   */
   public long maxBodyBytes() {
     return maxBodyBytes;
   }
@@ -133,6 +150,7 @@ public final class JsonCodec {
    * and every attempt sends exactly the same bytes.
    *
    * @param value not {@code null}
+   * @return the request body
    * @throws IllegalArgumentException when Jackson cannot serialize the value (a programming error,
    *     such as a class without properties); the cause is Jackson's exception
    */
@@ -153,6 +171,9 @@ public final class JsonCodec {
    * this throws). Does not look at the status code: call it for a response you have checked, or use
    * {@link #execute(Operation, Class)}.
    *
+   * @param <T> the result type
+   * @param response the response; closed by this method
+   * @param type the type to read the body as
    * @return the value; {@code null} for a JSON {@code null} or when {@code type} is {@code Void}
    * @throws JsonBodyTooLargeException when the body is longer than {@link #maxBodyBytes()}
    * @throws JsonBodyException when the body is empty, not JSON, or does not match {@code type}
@@ -166,6 +187,12 @@ public final class JsonCodec {
   /**
    * As {@link #read(Response, Class)}, for a generic type such as
    * {@code new TypeReference<List<Item>>() {}}.
+   *
+   * @param <T> the result type
+   * @param response the response; closed by this method
+   * @param type the type to read the body as
+   * @return the value; {@code null} for a JSON {@code null}
+   * @throws IOException as {@link #read(Response, Class)}
    */
   public <T> T read(Response response, TypeReference<T> type) throws IOException {
     Objects.requireNonNull(type, "type");
@@ -179,6 +206,9 @@ public final class JsonCodec {
    * response is closed before this returns or throws. See the class comment for every failure; each
    * one carries the operation's idempotency key ({@link OperationFailure}).
    *
+   * @param <T> the result type
+   * @param operation the operation to execute; not yet executed
+   * @param type the type to read a 2xx body as
    * @return the value; {@code null} for a JSON {@code null} or when {@code type} is {@code Void}
    * @throws HttpStatusException when the final status is not 2xx
    * @throws IOException everything {@link Operation#execute()} throws, and the failures to read the
@@ -189,7 +219,15 @@ public final class JsonCodec {
     return execute(operation, mapper.getTypeFactory().constructType(type));
   }
 
-  /** As {@link #execute(Operation, Class)}, for a generic type. */
+  /**
+   * As {@link #execute(Operation, Class)}, for a generic type.
+   *
+   * @param <T> the result type
+   * @param operation the operation to execute; not yet executed
+   * @param type the type to read a 2xx body as
+   * @return the value; {@code null} for a JSON {@code null}
+   * @throws IOException as {@link #execute(Operation, Class)}
+   */
   public <T> T execute(Operation operation, TypeReference<T> type) throws IOException {
     Objects.requireNonNull(type, "type");
     return execute(operation, mapper.getTypeFactory().constructType(type));
@@ -301,7 +339,12 @@ public final class JsonCodec {
 
     private Builder() {}
 
-    /** The mapper for both directions, used as is. Default: see {@link JsonCodec}. */
+    /**
+     * The mapper for both directions, used as is. Default: see {@link JsonCodec}.
+     *
+     * @param mapper the mapper
+     * @return this builder
+     */
     public Builder objectMapper(ObjectMapper mapper) {
       this.mapper = Objects.requireNonNull(mapper, "mapper");
       return this;
@@ -310,13 +353,21 @@ public final class JsonCodec {
     /**
      * The most bytes of a response body to read: 1 to {@link Integer#MAX_VALUE}. Default
      * {@value JsonCodec#DEFAULT_MAX_BODY_BYTES} (1 MiB).
+     *
+     * @param maxBodyBytes the limit in bytes
+     * @return this builder
      */
     public Builder maxBodyBytes(long maxBodyBytes) {
       this.maxBodyBytes = maxBodyBytes;
       return this;
     }
 
-    /** @throws IllegalArgumentException when {@code maxBodyBytes} is out of range */
+    /**
+     * Builds the codec.
+     *
+     * @return the codec
+     * @throws IllegalArgumentException when {@code maxBodyBytes} is out of range
+     */
     public JsonCodec build() {
       if (maxBodyBytes < 1 || maxBodyBytes > Integer.MAX_VALUE) {
         throw new IllegalArgumentException(

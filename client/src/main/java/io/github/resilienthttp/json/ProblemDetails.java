@@ -54,11 +54,17 @@ public final class ProblemDetails implements Serializable {
    */
   public static final int MAX_PROBLEM_BYTES = 64 * 1024;
 
+  /** The problem type URI reference. */
   private final String type;
+  /** The title, or {@code null}. */
   private final String title;
+  /** The status member, or {@code null}. */
   private final Integer status;
+  /** The detail, or {@code null}. */
   private final String detail;
+  /** The instance, or {@code null}. */
   private final String instance;
+  /** The extension members, unmodifiable. */
   private final Map<String, Object> extensions;
 
   private ProblemDetails(
@@ -92,7 +98,13 @@ public final class ProblemDetails implements Serializable {
     return fromTree(root);
   }
 
-  /** As {@link #parse(byte[], ObjectMapper)}, for a body held as a string. */
+  /**
+   * As {@link #parse(byte[], ObjectMapper)}, for a body held as a string.
+   *
+   * @param json the body
+   * @param mapper the mapper to parse with
+   * @return the problem, or empty when the body is not a JSON object
+   */
   public static Optional<ProblemDetails> parse(String json, ObjectMapper mapper) {
     Objects.requireNonNull(json, "json");
     return parse(json.getBytes(StandardCharsets.UTF_8), mapper);
@@ -109,6 +121,9 @@ public final class ProblemDetails implements Serializable {
    *
    * <p>Never throws: an exception outcome, another content type, a body over the cap, a read failure
    * or a body that is not a JSON object all yield empty. Parses with a plain {@link ObjectMapper}.
+   *
+   * @param outcome the attempt's outcome
+   * @return the problem, or empty
    */
   public static Optional<ProblemDetails> from(AttemptOutcome outcome) {
     Objects.requireNonNull(outcome, "outcome");
@@ -134,7 +149,12 @@ public final class ProblemDetails implements Serializable {
     return bytes.length > MAX_PROBLEM_BYTES ? Optional.empty() : parse(bytes, mapper);
   }
 
-  /** Whether {@code contentType} is {@code application/problem+json}, ignoring case and parameters. */
+  /**
+   * Whether {@code contentType} is {@code application/problem+json}, ignoring case and parameters.
+   *
+   * @param contentType a content type, may be {@code null}
+   * @return whether it is {@code application/problem+json}
+   */
   public static boolean isProblemJson(MediaType contentType) {
     return contentType != null
         && contentType.type().equalsIgnoreCase("application")
@@ -215,12 +235,18 @@ public final class ProblemDetails implements Serializable {
    * The problem type (RFC 9457 §3.1.1): a URI reference, as sent (relative references are not
    * resolved). {@value #ABOUT_BLANK} when the member is absent or not a string. The primary
    * identifier of the problem: classify on this, not on the title.
+   *
+   * @return the problem type
    */
   public String type() {
     return type;
   }
 
-  /** A short human-readable summary of the problem type (§3.1.3), if present and a string. */
+  /**
+   * A short human-readable summary of the problem type (§3.1.3), if present and a string.
+   *
+   * @return the title, or empty
+   */
   public Optional<String> title() {
     return Optional.ofNullable(title);
   }
@@ -228,17 +254,27 @@ public final class ProblemDetails implements Serializable {
   /**
    * The HTTP status code the server generated for this occurrence (§3.1.2), if present and an
    * integer; advisory only (it may differ from the response's actual status).
+   *
+   * @return the status member, or empty
    */
   public Optional<Integer> status() {
     return Optional.ofNullable(status);
   }
 
-  /** A human-readable explanation of this occurrence (§3.1.4), if present and a string. */
+  /**
+   * A human-readable explanation of this occurrence (§3.1.4), if present and a string.
+   *
+   * @return the detail, or empty
+   */
   public Optional<String> detail() {
     return Optional.ofNullable(detail);
   }
 
-  /** A URI reference identifying this occurrence (§3.1.5), if present and a string. */
+  /**
+   * A URI reference identifying this occurrence (§3.1.5), if present and a string.
+   *
+   * @return the instance, or empty
+   */
   public Optional<String> instance() {
     return Optional.ofNullable(instance);
   }
@@ -251,6 +287,8 @@ public final class ProblemDetails implements Serializable {
    * chose ({@code Integer}, {@code Long} or {@code BigInteger} for integers; {@code Double}, or
    * {@code BigDecimal} when the mapper uses big decimals, otherwise), and {@code null} a
    * {@code null} value (so use {@link Map#containsKey} to test for presence).
+   *
+   * @return the extension members
    */
   public Map<String, Object> extensions() {
     return extensions;

@@ -54,12 +54,21 @@ import okhttp3.HttpUrl;
 public final class MicrometerOperationMetrics implements OperationListener {
   private final MeterRegistry registry;
 
-  /** Metrics registered in {@code registry}. */
+  /**
+   * Metrics registered in {@code registry}.
+   *
+   * @param registry the registry to register meters in
+   */
   public MicrometerOperationMetrics(MeterRegistry registry) {
     this.registry = Objects.requireNonNull(registry, "registry");
   }
 
-  /** Registers the retry budget gauge of {@code client}. */
+  /**
+   * Registers the retry budget gauge of {@code client}.
+   *
+   * @param client the client
+   * @return this
+   */
   public MicrometerOperationMetrics bindTo(ResilientHttpClient client) {
     Gauge.builder("resilient.http.retry_budget.tokens", client.retryBudget(),
             b -> b.availableTokens())
@@ -67,7 +76,13 @@ public final class MicrometerOperationMetrics implements OperationListener {
     return this;
   }
 
-  /** Registers the state gauge of the circuit breaker that guards {@code target}, if any. */
+  /**
+   * Registers the state gauge of the circuit breaker that guards {@code target}, if any.
+   *
+   * @param client the client
+   * @param target a URL of the target
+   * @return this
+   */
   public MicrometerOperationMetrics bindCircuitBreaker(ResilientHttpClient client, HttpUrl target) {
     client.circuitBreakerFor(target).ifPresent(cb ->
         Gauge.builder("resilient.http.circuit_breaker.state", cb, MicrometerOperationMetrics::state)
