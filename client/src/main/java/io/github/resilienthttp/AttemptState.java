@@ -7,10 +7,13 @@ package io.github.resilienthttp;
  */
 final class AttemptState {
   final OperationContext operation;
+  /** The time left before the deadline when the attempt started: caps its timeouts. */
+  final long remainingNanos;
   volatile int networkRequests;
 
-  AttemptState(OperationContext operation) {
+  AttemptState(OperationContext operation, long remainingNanos) {
     this.operation = operation;
+    this.remainingNanos = remainingNanos;
   }
 
   /** True once any network request of this attempt was about to be written. */

@@ -3,6 +3,11 @@ package io.github.resilienthttp;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import java.time.Duration;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
@@ -23,6 +28,7 @@ final class BulkheadGate {
   private final AtomicInteger waiters = new AtomicInteger();
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition released = lock.newCondition();
+  private final Queue<AsyncWaiter> asyncWaiters = new ConcurrentLinkedQueue<>();
 
   BulkheadGate(String name, BulkheadConfig config) {
     this.maxWaitNanos = config.getMaxWaitDuration().toNanos();
@@ -67,6 +73,60 @@ final class BulkheadGate {
     }
   }
 
+  /**
+   * Takes a permit without blocking: the future completes with {@code true} when a permit was taken
+   * (possibly later, when another attempt finishes), or {@code false} after
+   * {@code min(maxWait, remainingNanos)} without one.
+   */
+  CompletableFuture<Boolean> acquireAsync(long remainingNanos, ScheduledExecutorService scheduler) {
+    if (bulkhead.tryAcquirePermission()) {
+      return CompletableFuture.completedFuture(true);
+    }
+    long waitNanos = Math.min(maxWaitNanos, remainingNanos);
+    if (waitNanos <= 0) {
+      return CompletableFuture.completedFuture(false);
+    }
+    AsyncWaiter waiter = new AsyncWaiter();
+    waiters.incrementAndGet();
+    asyncWaiters.add(waiter);
+    waiter.timeout = scheduler.schedule(() -> {
+      if (asyncWaiters.remove(waiter)) {
+        waiters.decrementAndGet();
+        waiter.future.complete(false);
+      }
+    }, waitNanos, TimeUnit.NANOSECONDS);
+    // A permit may have been freed between the failed try and the enqueue: look again.
+    admitAsyncWaiters();
+    return waiter.future;
+  }
+
+  /** Hands free permits to waiting async attempts, oldest first. */
+  private void admitAsyncWaiters() {
+    AsyncWaiter waiter;
+    while ((waiter = asyncWaiters.peek()) != null) {
+      if (!bulkhead.tryAcquirePermission()) {
+        return;
+      }
+      if (asyncWaiters.remove(waiter)) {
+        waiters.decrementAndGet();
+        ScheduledFuture<?> timeout = waiter.timeout;
+        if (timeout != null) {
+          timeout.cancel(false);
+        }
+        waiter.future.complete(true);
+      } else {
+        // Someone else took this waiter (its timeout fired): give the permit back.
+        bulkhead.releasePermission();
+      }
+    }
+  }
+
+  /** An async attempt waiting for a permit. */
+  private static final class AsyncWaiter {
+    final CompletableFuture<Boolean> future = new CompletableFuture<>();
+    volatile ScheduledFuture<?> timeout;
+  }
+
   /** Returns the permit of a finished attempt. */
   void release() {
     bulkhead.onComplete();
@@ -74,6 +134,7 @@ final class BulkheadGate {
 
   private void signalWaiters() {
     if (waiters.get() > 0) {
+      admitAsyncWaiters();
       lock.lock();
       try {
         released.signalAll();

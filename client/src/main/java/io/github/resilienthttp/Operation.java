@@ -3,6 +3,7 @@ package io.github.resilienthttp;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import okhttp3.Call;
@@ -31,6 +32,9 @@ public final class Operation {
   private Boolean sendKey;
   private Duration deadline;
   private volatile OperationContext context;
+  private volatile Call syncCall;
+  private volatile AsyncOperation asyncOperation;
+  private volatile boolean cancelRequested;
 
   Operation(ResilientHttpClient client, Request request) {
     this.client = client;
@@ -172,25 +176,90 @@ public final class Operation {
    * @throws IllegalStateException when called a second time
    */
   public Response execute() throws IOException {
-    if (!executed.compareAndSet(false, true)) {
-      throw new IllegalStateException("an Operation runs once; create a new one with"
-          + " client.operation(request), or resume an intent with .idempotencyKey(key)");
-    }
-    boolean keySent = decideKeySent();
-    boolean idempotent = keySent || AttemptOutcome.isIdempotentMethod(request.method());
-    Duration d = deadline != null ? deadline : client.retryPolicy().deadline();
-    OperationContext op = new OperationContext(
-        client, key, keySent, idempotent, request.method(), request.url().host(),
-        client.timeSource().nanoTime(), d.toNanos());
-    context = op;
+    OperationContext op = begin();
     Call call = client.okHttpClientForOperations()
         .newCall(request.newBuilder().tag(OperationContext.class, op).build());
-    call.timeout().timeout(d.toNanos(), TimeUnit.NANOSECONDS);
+    call.timeout().timeout(op.deadlineDurationNanos, TimeUnit.NANOSECONDS);
+    syncCall = call;
+    if (op.isCanceled()) {
+      call.cancel();
+    }
     try {
       return call.execute();
     } catch (IOException e) {
       throw unwrapCallTimeout(op, e);
     }
+  }
+
+  /**
+   * Runs the operation without holding a thread while it waits: attempts go through OkHttp's
+   * {@link Call#enqueue}, and waits between attempts are scheduled on the client's
+   * {@link ResilientHttpClient.Builder#scheduler scheduler}. Same semantics as {@link #execute()}:
+   * same key on every attempt, classifier, deadline, budget, breaker, bulkhead (an attempt waiting
+   * for a permit holds no thread either) and listener events; the exceptions {@code execute()}
+   * throws complete the future exceptionally.
+   *
+   * <p>The future completes on a thread of the wrapped client's {@link okhttp3.Dispatcher} executor
+   * (OkHttp's callback threads), never on the SDK's scheduler thread, so dependent stages with
+   * blocking code cannot stall other operations' retries. Cancelling the future (or
+   * {@link #cancel()}) cancels the in-flight attempt and any scheduled retry: nothing is sent after
+   * cancellation, and the response of a cancelled attempt is closed.
+   *
+   * <p>Waits use the scheduler's real clock; the client's {@link TimeSource} still measures the
+   * deadline.
+   *
+   * @return a future of the final response, which the caller must close
+   * @throws IllegalStateException when the operation was already executed
+   */
+  public CompletableFuture<Response> executeAsync() {
+    OperationContext op = begin();
+    AsyncOperation async = new AsyncOperation(op, IdempotencyKeyInterceptor.stamp(request, op));
+    asyncOperation = async;
+    return async.start();
+  }
+
+  /**
+   * Cancels the operation: the in-flight attempt's call is cancelled, no further attempt starts, and
+   * an async operation's future completes as cancelled. A blocking {@link #execute()} that is waiting
+   * between attempts stops before its next attempt and throws {@link ResilientHttpException} with
+   * reason {@code canceled}. Has no effect on an operation that has already ended. Thread-safe.
+   */
+  public void cancel() {
+    cancelRequested = true;
+    OperationContext op = context;
+    if (op != null) {
+      op.cancel();
+    }
+    Call call = syncCall;
+    if (call != null) {
+      call.cancel();
+    }
+    AsyncOperation async = asyncOperation;
+    if (async != null) {
+      async.cancel();
+    }
+  }
+
+  private OperationContext begin() {
+    if (!executed.compareAndSet(false, true)) {
+      throw new IllegalStateException("an Operation runs once; create a new one with"
+          + " client.operation(request), or resume an intent with .idempotencyKey(key)");
+    }
+    OperationContext op = newContext(client, request, key, decideKeySent(), deadline, false);
+    context = op;
+    if (cancelRequested) {
+      op.cancel();
+    }
+    return op;
+  }
+
+  /** The context of a new operation, for {@link Operation} and for plain OkHttp calls. */
+  static OperationContext newContext(ResilientHttpClient client, Request request, String key,
+      boolean keySent, Duration deadline, boolean passThrough) {
+    boolean idempotent = keySent || AttemptOutcome.isIdempotentMethod(request.method());
+    Duration d = deadline != null ? deadline : client.retryPolicy().deadline();
+    return new OperationContext(client, key, keySent, idempotent, request.method(),
+        request.url().host(), client.timeSource().nanoTime(), d.toNanos(), passThrough);
   }
 
   /**

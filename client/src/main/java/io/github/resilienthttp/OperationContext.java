@@ -21,12 +21,17 @@ final class OperationContext {
   String lastReason;
   boolean lastSuccess;
   boolean lastRetryable;
+  /** True for plain OkHttp calls that opted out with {@link OperationOptions#passThrough()}. */
+  final boolean passThrough;
+  private volatile boolean canceled;
   private final AtomicInteger attempts = new AtomicInteger();
   private final AtomicInteger networkRequests = new AtomicInteger();
 
   OperationContext(
       ResilientHttpClient client, String key, boolean keySent, boolean idempotent,
-      String method, String host, long startNanos, long deadlineDurationNanos) {
+      String method, String host, long startNanos, long deadlineDurationNanos,
+      boolean passThrough) {
+    this.passThrough = passThrough;
     this.client = client;
     this.key = key;
     this.keySent = keySent;
@@ -48,6 +53,14 @@ final class OperationContext {
   /** True once the deadline has passed in real time, i.e. OkHttp's call timeout may have fired. */
   boolean realDeadlinePassed() {
     return System.nanoTime() - realStartNanos >= deadlineDurationNanos;
+  }
+
+  void cancel() {
+    canceled = true;
+  }
+
+  boolean isCanceled() {
+    return canceled;
   }
 
   int startAttempt() {

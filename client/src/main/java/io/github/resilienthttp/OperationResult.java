@@ -28,6 +28,8 @@ public final class OperationResult {
     BULKHEAD_FULL,
     /** {@link OperationInterruptedException}. */
     INTERRUPTED,
+    /** Canceled by {@link Operation#cancel()} or by cancelling the future of an async operation. */
+    CANCELED,
     /** Any other failure ({@link ResilientHttpException}: permanent, or canceled). */
     FAILED
   }

@@ -6,6 +6,8 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
 import okhttp3.OkHttpClient;
@@ -53,6 +55,9 @@ public final class ResilientHttpClient {
   private final List<OperationListener> listenerList;
   private final Listeners listeners;
   private final String replayHeader;
+  private final OkHttpClient forAsyncAttempts;
+  private final ScheduledExecutorService userScheduler;
+  private volatile ScheduledExecutorService defaultScheduler;
 
   private ResilientHttpClient(Builder b) {
     this.wrapped = b.okHttpClient;
@@ -82,9 +87,14 @@ public final class ResilientHttpClient {
     this.replayHeader = b.replayHeader;
     OkHttpClient.Builder derived = wrapped.newBuilder();
     derived.interceptors().add(0, new RetryInterceptor());
-    derived.interceptors().add(0, new IdempotencyKeyInterceptor());
+    derived.interceptors().add(0, new IdempotencyKeyInterceptor(this));
     derived.networkInterceptors().add(0, new NetworkAttemptTracker());
     this.forOperations = derived.build();
+    OkHttpClient.Builder attempts = wrapped.newBuilder();
+    attempts.interceptors().add(0, new AttemptSetupInterceptor());
+    attempts.networkInterceptors().add(0, new NetworkAttemptTracker());
+    this.forAsyncAttempts = attempts.build();
+    this.userScheduler = b.scheduler;
   }
 
   /**
@@ -125,6 +135,9 @@ public final class ResilientHttpClient {
         .random(random)
         .retryBudget(retryBudget)
         .replayHeader(replayHeader);
+    if (userScheduler != null) {
+      b.scheduler(userScheduler);
+    }
     if (circuitBreakers == null) {
       b.noCircuitBreaker();
     } else if (circuitBreaker != null) {
@@ -230,6 +243,54 @@ public final class ResilientHttpClient {
     return forOperations;
   }
 
+  OkHttpClient okHttpClientForAsyncAttempts() {
+    return forAsyncAttempts;
+  }
+
+  /**
+   * An {@link OkHttpClient} whose every call is one operation of this client: key, classified
+   * retries, deadline, budget, breaker and bulkhead, so that {@code newCall(request).execute()},
+   * {@code enqueue(...)} and Retrofit services built on it get resilience with no other change.
+   * Per-call settings (key, deadline, opt-out) come from an {@link OperationOptions} request tag.
+   *
+   * <p>It shares the wrapped client's connection pool and dispatcher. Two differences from
+   * {@link Operation}: a call made with {@code enqueue} waits between attempts on an OkHttp
+   * dispatcher thread (use {@link Operation#executeAsync()} to hold no thread while waiting); and the
+   * SDK does not set the call's timeout: the wrapped client's {@code callTimeout}, when set, bounds
+   * the whole call including every retry and wait (OkHttp then throws its own
+   * {@code InterruptedIOException("timeout")}), so keep it at least as long as the deadline, or leave
+   * it at 0 and let the SDK's deadline bound the attempts and waits.
+   *
+   * @return the SDK's client; the same instance on every call
+   */
+  public OkHttpClient okHttpClient() {
+    return forOperations;
+  }
+
+  /** The scheduler of async waits: the user's, or a daemon thread created on first use. */
+  ScheduledExecutorService scheduler() {
+    if (userScheduler != null) {
+      return userScheduler;
+    }
+    ScheduledExecutorService s = defaultScheduler;
+    if (s == null) {
+      synchronized (this) {
+        s = defaultScheduler;
+        if (s == null) {
+          ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "resilient-http-scheduler");
+            t.setDaemon(true);
+            return t;
+          });
+          executor.setRemoveOnCancelPolicy(true);
+          s = executor;
+          defaultScheduler = s;
+        }
+      }
+    }
+    return s;
+  }
+
   /** Builds a {@link ResilientHttpClient}. Not thread-safe. */
   public static final class Builder {
     private final OkHttpClient okHttpClient;
@@ -247,6 +308,7 @@ public final class ResilientHttpClient {
     private String bulkheadName = "resilient-http";
     private final List<OperationListener> listeners = new ArrayList<>();
     private String replayHeader = "Idempotent-Replayed";
+    private ScheduledExecutorService scheduler;
 
     private Builder(OkHttpClient okHttpClient) {
       this.okHttpClient = okHttpClient;
@@ -376,6 +438,19 @@ public final class ResilientHttpClient {
      */
     public Builder bulkhead(BulkheadConfig config) {
       this.bulkheadConfig = Objects.requireNonNull(config, "config");
+      return this;
+    }
+
+    /**
+     * The scheduler on which {@link Operation#executeAsync()} waits between attempts (and for a
+     * bulkhead permit). Tasks are short and never block. Default: one daemon thread per client,
+     * created on first use.
+     *
+     * @param scheduler the scheduler; the SDK never shuts it down
+     * @return this builder
+     */
+    public Builder scheduler(ScheduledExecutorService scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
       return this;
     }
 

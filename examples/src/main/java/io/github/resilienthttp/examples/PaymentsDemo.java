@@ -79,7 +79,8 @@ public final class PaymentsDemo {
 
   /**
    * Runs {@code operations} payments through each client against a new embedded server whose
-   * faults are seeded with {@code seed}.
+   * faults are seeded with {@code seed}. One payment at a time: the server draws one fault per
+   * request in arrival order, so a sequential run gives the same table for the same seed.
    */
   public static DemoResult run(int operations, long seed) throws IOException, InterruptedException {
     try (IdempotentTestServer server = IdempotentTestServer.startDefault()) {
@@ -105,9 +106,9 @@ public final class PaymentsDemo {
             .deadline(Duration.ofSeconds(5))
             .maxRetryAfter(Duration.ofSeconds(2))
             .build())
-        // The default budget allows retries for about 10% of operations: right for a healthy
-        // service, too few for this one, which fails 30% of requests on purpose. Half still caps
-        // the load an outage can cause at 1.5 times the normal.
+        // The default budget allows about one retry per ten operations (plus 3 a second): right
+        // for a healthy service, too few for this one, which fails 30% of requests on purpose.
+        // One retry per two operations still caps the extra load of an outage at about 50%.
         .retryBudget(RetryBudget.tokenBucketBuilder().retryRatio(0.5).build())
         .addListener(listener)
         .build();

@@ -1,0 +1,470 @@
+package io.github.resilienthttp;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The retry decisions of one operation, independent of how attempts are sent and waits are made: the
+ * blocking {@link RetryInterceptor} and the non-blocking {@link AsyncOperation} drive the same loop,
+ * so {@code execute()} and {@code executeAsync()} have the same semantics.
+ *
+ * <p>Per attempt, in order (as in .NET's standard resilience handler: total deadline, retry with
+ * budget, circuit breaker, attempt timeout): {@link #beforeAttempt()} (interrupt, deadline, breaker
+ * permission), the driver's bulkhead permit, {@link #startAttempt(long)}, the driver sends,
+ * {@link #afterAttempt} (classification, breaker record, listeners, and the decision: return, throw,
+ * or retry after a delay whose budget token is already taken), and the driver waits.
+ *
+ * <p>Not thread-safe: one driver calls it, one step at a time (the async driver's steps may run on
+ * different threads, one after the other). Not API.
+ */
+final class RetryLoop {
+  private static final Logger log = LoggerFactory.getLogger(RetryInterceptor.class);
+  static final long MIN_ATTEMPT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+  final OperationContext op;
+  final ResilientHttpClient client;
+  private final Request request;
+  private final boolean oneShot;
+  private final CircuitBreaker breaker;
+  private IOException lastFailure;
+  private int lastStatus = -1;
+
+  private int attempt;
+  private AttemptState state;
+  private long attemptStart;
+  private long breakerStart;
+  private boolean breakerPermission;
+
+  /** What to do after an attempt: return {@link #response}, or wait {@link #delay} and retry. */
+  static final class Step {
+    final Response response;
+    final Duration delay;
+
+    private Step(Response response, Duration delay) {
+      this.response = response;
+      this.delay = delay;
+    }
+
+    boolean isRetry() {
+      return delay != null;
+    }
+  }
+
+  RetryLoop(OperationContext op, Request request) {
+    this.op = op;
+    this.client = op.client;
+    this.request = request;
+    RequestBody body = request.body();
+    this.oneShot = body != null && body.isOneShot();
+    this.breaker = client.circuitBreakers() == null
+        ? null : client.circuitBreakers().forUrl(request.url());
+  }
+
+  /**
+   * Checks that need no waiting, and takes the breaker's permission.
+   *
+   * @return the time left before the deadline, in nanoseconds
+   */
+  long beforeAttempt() throws IOException {
+    if (Thread.currentThread().isInterrupted()) {
+      throw interrupted();
+    }
+    if (op.isCanceled()) {
+      throw canceled(lastFailure);
+    }
+    long remaining = op.remainingNanos();
+    if (remaining < MIN_ATTEMPT_NANOS) {
+      throw deadlineExceeded("deadline passed before the next attempt", lastFailure);
+    }
+    int next = op.attempts() + 1;
+    if (next == 1) {
+      client.listeners().operationStarted(op.info);
+      client.retryBudget().onFirstAttempt();
+    }
+    if (breaker != null) {
+      if (!breaker.tryAcquirePermission()) {
+        client.listeners().circuitBreakerRejected(op.info, breaker.getName(), next);
+        throw new CircuitBreakerOpenException(op.key, op.keySent, next - 1, breaker.getName(),
+            client.circuitBreakers().waitLeft(breaker, Instant.now()),
+            lastFailure != null ? lastFailure : lastStatusNote(lastStatus));
+      }
+      breakerPermission = true;
+    }
+    return remaining;
+  }
+
+  /** The bulkhead had no permit in time: give the breaker's permission back and fail. */
+  BulkheadFullException bulkheadRejected(long waitedNanos) {
+    releaseBreakerPermission();
+    int next = op.attempts() + 1;
+    client.listeners().bulkheadRejected(op.info, next);
+    return new BulkheadFullException(op.key, op.keySent, next - 1,
+        client.bulkheadGate().bulkhead().getName(), BulkheadGate.toDuration(waitedNanos),
+        lastFailure);
+  }
+
+  /** Interrupted while waiting for a permit or a retry: give the permission back, keep the flag. */
+  OperationInterruptedException interrupted() {
+    releaseBreakerPermission();
+    return new OperationInterruptedException(op.key, op.keySent, op.attempts(), lastFailure);
+  }
+
+  /** Canceled while waiting between attempts (or before the first). */
+  ResilientHttpException canceledWhileWaiting() {
+    releaseBreakerPermission();
+    return canceled(lastFailure);
+  }
+
+  /**
+   * Starts an attempt.
+   *
+   * @return the request to send: the operation's request tagged with the attempt's state
+   */
+  Request startAttempt(long remainingNanos) {
+    attempt = op.startAttempt();
+    client.listeners().attemptStarted(op.info, attempt);
+    state = new AttemptState(op, remainingNanos);
+    attemptStart = client.timeSource().nanoTime();
+    breakerStart = System.nanoTime();
+    return request.newBuilder().tag(AttemptState.class, state).build();
+  }
+
+  /**
+   * Ends the attempt that {@link #startAttempt} began and decides what comes next.
+   *
+   * @param response the attempt's response, or {@code null}
+   * @param failure the attempt's exception, or {@code null}
+   * @param callCanceled whether the attempt's call was canceled (by the user or a call timeout)
+   * @return the response to return, or the delay before the next attempt (its budget token taken)
+   * @throws IOException when the operation ends with a failure
+   */
+  Step afterAttempt(Response response, IOException failure, boolean callCanceled)
+      throws IOException {
+    try {
+      if (Thread.currentThread().isInterrupted()) {
+        closeQuietly(response);
+        throw new OperationInterruptedException(op.key, op.keySent, attempt, failure);
+      }
+      if (callCanceled || op.isCanceled()) {
+        closeQuietly(response);
+        if (op.realDeadlinePassed() || op.remainingNanos() <= 0) {
+          recordFailure(failure);
+          throw deadlineExceeded("deadline passed during attempt " + attempt, failure);
+        }
+        throw canceled(failure);
+      }
+      if (failure != null && op.remainingNanos() <= 0) {
+        recordFailure(failure);
+        throw deadlineExceeded("deadline passed during attempt " + attempt, failure);
+      }
+
+      AttemptOutcome outcome = new AttemptOutcome(request, response, failure, attempt,
+          state.mayHaveReachedServer(), op.idempotent, op.key, op.keySent, client.timeSource().now());
+      Decision decision;
+      try {
+        decision = classify(client.classifier(), outcome);
+      } catch (RuntimeException | Error e) {
+        closeQuietly(response);
+        throw e;
+      }
+      record(decision, response, failure);
+      report(decision, response, failure);
+      return decide(decision, response, failure);
+    } finally {
+      releaseBreakerPermission();
+    }
+  }
+
+  private Step decide(Decision decision, Response response, IOException failure)
+      throws IOException {
+    RetryPolicy policy = client.retryPolicy();
+    op.lastReason = decision.reason();
+    if (decision.kind() == Decision.Kind.SUCCESS) {
+      op.lastSuccess = true;
+      return new Step(response, null);
+    }
+    boolean retryable = decision.kind() == Decision.Kind.RETRY
+        || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && op.idempotent);
+    op.lastRetryable = retryable;
+    if (!retryable) {
+      if (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT) {
+        closeQuietly(response);
+        throw outcomeUnknown(decision.reason(),
+            "the server may have processed it, and the operation is not idempotent (no"
+                + " idempotency key was sent), so it was not retried", response, failure);
+      }
+      if (response != null) {
+        return new Step(response, null);
+      }
+      throw new ResilientHttpException("permanent failure: " + failure, op.key, op.keySent,
+          attempt, decision.reason(), failure);
+    }
+
+    // Retryable: is another attempt allowed, and when?
+    if (oneShot && state.mayHaveReachedServer()) {
+      return giveUp(decision, "one-shot-body",
+          "the request body is one-shot and cannot be sent again", response, failure);
+    }
+    if (attempt >= policy.maxAttempts()) {
+      return giveUp(decision, "attempts-exhausted", "all " + attempt + " attempts failed",
+          response, failure);
+    }
+    Duration delay = policy.backoff().delay(attempt, client.random());
+    if (delay == null || delay.isNegative()) {
+      closeQuietly(response);
+      throw new IllegalStateException("backoff " + policy.backoff() + " returned " + delay
+          + " for retry " + attempt + "; a backoff must return a duration >= 0");
+    }
+    boolean fromRetryAfter = false;
+    if (decision.retryAfter().isPresent()) {
+      Duration retryAfter = decision.retryAfter().get();
+      if (retryAfter.compareTo(policy.maxRetryAfter()) > 0) {
+        return giveUp(decision, "retry-after-too-long", "the server asked to wait " + retryAfter
+            + ", more than maxRetryAfter " + policy.maxRetryAfter(), response, failure);
+      }
+      if (retryAfter.compareTo(delay) > 0) {
+        delay = retryAfter;
+        fromRetryAfter = true;
+      }
+    }
+    if (saturatedNanos(delay) > op.remainingNanos() - MIN_ATTEMPT_NANOS) {
+      op.lastReason = "deadline";
+      if (response != null) {
+        return new Step(response, null);
+      }
+      throw deadlineExceeded("the next retry could not start before the deadline (wait "
+          + delay.toMillis() + " ms)", failure);
+    }
+    if (breaker != null && isOpen(breaker)) {
+      // The breaker opened during this attempt: stop now rather than wait for a rejection.
+      client.listeners().circuitBreakerRejected(op.info, breaker.getName(), attempt + 1);
+      op.lastReason = "circuit-breaker-open";
+      if (response != null) {
+        return new Step(response, null);
+      }
+      throw new CircuitBreakerOpenException(op.key, op.keySent, attempt, breaker.getName(),
+          client.circuitBreakers().waitLeft(breaker, Instant.now()), failure);
+    }
+    // The token is taken before the wait, so operations waiting in backoff cannot overshoot.
+    if (!client.retryBudget().tryAcquireRetry()) {
+      client.listeners().retryBudgetRefused(op.info, attempt);
+      op.lastReason = RetryBudgetExhaustedException.REASON;
+      if (response != null) {
+        return new Step(response, null);
+      }
+      throw new RetryBudgetExhaustedException("retry budget exhausted; not retrying after "
+          + decision, op.key, op.keySent, attempt, RetryBudgetExhaustedException.REASON, failure);
+    }
+
+    lastStatus = response != null ? response.code() : -1;
+    closeQuietly(response);
+    lastFailure = failure;
+    client.listeners().retryScheduled(op.info, attempt + 1, delay, fromRetryAfter);
+    return new Step(null, delay);
+  }
+
+  private void report(Decision decision, Response response, IOException failure) {
+    Duration duration = Duration.ofNanos(client.timeSource().nanoTime() - attemptStart);
+    int status = response != null ? response.code() : -1;
+    client.listeners().attemptEnded(op.info, attempt, status, failure, decision, duration);
+    if (response != null) {
+      if (op.keySent && status == 409 && decision.isRetryable()) {
+        client.listeners().inProgress(op.info, attempt);
+      }
+      String replayed = response.header(client.replayHeader());
+      if (replayed != null && replayed.trim().equalsIgnoreCase("true")) {
+        client.listeners().replayDetected(op.info, attempt);
+      }
+    }
+    if (log.isDebugEnabled()) {
+      log.debug("{} {} key={}… attempt {}/{} ({}): {} -> {} in {} ms", request.method(),
+          request.url().host(), op.info.shortKey(), attempt, client.retryPolicy().maxAttempts(),
+          attempt == 1 ? "first" : "retry", status > 0 ? "status " + status : String.valueOf(failure),
+          decision, duration.toMillis());
+    }
+  }
+
+  /**
+   * The classifier's decision is the single source of truth for the breaker: retryable and
+   * outcome-unknown attempts are failures; successes and permanent answers (the server is healthy)
+   * are successes; a permanent exception is a failure.
+   */
+  private void record(Decision decision, Response response, IOException failure) {
+    if (!breakerPermission) {
+      return;
+    }
+    breakerPermission = false;
+    long nanos = System.nanoTime() - breakerStart;
+    boolean healthy = decision.kind() == Decision.Kind.SUCCESS
+        || (decision.kind() == Decision.Kind.FAIL && response != null);
+    if (healthy) {
+      breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
+    } else {
+      breaker.onError(nanos, TimeUnit.NANOSECONDS,
+          failure != null ? failure : new RetryableStatus(response.code(), decision.reason()));
+    }
+  }
+
+  private void recordFailure(IOException failure) {
+    if (breakerPermission) {
+      breakerPermission = false;
+      breaker.onError(System.nanoTime() - breakerStart, TimeUnit.NANOSECONDS,
+          failure != null ? failure : new RetryableStatus(-1, "deadline"));
+    }
+  }
+
+  /**
+   * Canceled, interrupted, rejected by the bulkhead, or a bug in a classifier or interceptor: the
+   * permission goes back unrecorded so that a half-open breaker never stays stuck.
+   */
+  void releaseBreakerPermission() {
+    if (breakerPermission) {
+      breakerPermission = false;
+      breaker.releasePermission();
+    }
+  }
+
+  private static boolean isOpen(CircuitBreaker breaker) {
+    CircuitBreaker.State s = breaker.getState();
+    return s == CircuitBreaker.State.OPEN || s == CircuitBreaker.State.FORCED_OPEN;
+  }
+
+  private static Decision classify(ResponseClassifier classifier, AttemptOutcome outcome) {
+    Decision d = classifier.classify(outcome);
+    if (d == null) {
+      throw new IllegalStateException("classifier " + classifier + " returned null for " + outcome);
+    }
+    if (d.kind() == Decision.Kind.DEFER) {
+      d = ResponseClassifier.defaults().classify(outcome);
+    }
+    if (d.kind() == Decision.Kind.SUCCESS && outcome.exception().isPresent()) {
+      // An exception has no response to return: a "success" here can only be a classifier bug.
+      return Decision.fail("success-without-response");
+    }
+    return d;
+  }
+
+  /** Reports the end of the operation to listeners and the log. */
+  void ended(Response response, Throwable failure) {
+    String reason = failure instanceof OperationFailure f ? f.reason()
+        : failure != null ? "failed" : op.lastReason;
+    OperationResult.Outcome outcome = outcomeOf(response, failure);
+    OperationResult result = new OperationResult(outcome, op.attempts(), op.networkRequests(),
+        Duration.ofNanos(op.elapsedNanos()), response != null ? response.code() : -1, failure,
+        reason);
+    if (failure instanceof OutcomeUnknownException || failure instanceof DeadlineExceededException) {
+      log.warn("{} gave up: {}", op.info, result);
+    } else if (failure != null
+        || (outcome == OperationResult.Outcome.FAILED_RESPONSE && op.lastRetryable)) {
+      log.info("{} gave up: {}", op.info, result);
+    } else if (log.isDebugEnabled()) {
+      log.debug("{} ended: {}", op.info, result);
+    }
+    client.listeners().operationEnded(op.info, result);
+  }
+
+  private OperationResult.Outcome outcomeOf(Response response, Throwable failure) {
+    if (response != null) {
+      return op.lastSuccess ? OperationResult.Outcome.SUCCESS : OperationResult.Outcome.FAILED_RESPONSE;
+    }
+    if (failure instanceof OutcomeUnknownException) {
+      return OperationResult.Outcome.OUTCOME_UNKNOWN;
+    }
+    if (failure instanceof RetriesExhaustedException) {
+      return OperationResult.Outcome.RETRIES_EXHAUSTED;
+    }
+    if (failure instanceof DeadlineExceededException) {
+      return OperationResult.Outcome.DEADLINE_EXCEEDED;
+    }
+    if (failure instanceof RetryBudgetExhaustedException) {
+      return OperationResult.Outcome.BUDGET_EXHAUSTED;
+    }
+    if (failure instanceof CircuitBreakerOpenException) {
+      return OperationResult.Outcome.CIRCUIT_OPEN;
+    }
+    if (failure instanceof BulkheadFullException) {
+      return OperationResult.Outcome.BULKHEAD_FULL;
+    }
+    if (failure instanceof OperationInterruptedException) {
+      return OperationResult.Outcome.INTERRUPTED;
+    }
+    if (failure instanceof java.util.concurrent.CancellationException
+        || (failure instanceof OperationFailure f && "canceled".equals(f.reason()))) {
+      return OperationResult.Outcome.CANCELED;
+    }
+    return OperationResult.Outcome.FAILED;
+  }
+
+  /** Ends a retryable operation that may not retry: returns the last response or throws. */
+  private Step giveUp(Decision decision, String why, String message, Response response,
+      IOException failure) throws IOException {
+    op.lastReason = why;
+    if (response != null) {
+      return new Step(response, null);
+    }
+    if (state.mayHaveReachedServer()) {
+      throw outcomeUnknown(why, message + "; last: " + decision, null, failure);
+    }
+    throw new RetriesExhaustedException(message + "; last: " + decision, op.key, op.keySent,
+        attempt, why, failure);
+  }
+
+  private OutcomeUnknownException outcomeUnknown(String reason, String message, Response response,
+      IOException failure) {
+    int status = response == null ? -1 : response.code();
+    return new OutcomeUnknownException(
+        "outcome unknown" + (status > 0 ? " (status " + status + ")" : "") + ": " + message,
+        op.key, op.keySent, attempt, reason, status, failure);
+  }
+
+  DeadlineExceededException deadlineExceeded(String message, IOException cause) {
+    return new DeadlineExceededException(
+        message + " (deadline " + TimeUnit.NANOSECONDS.toMillis(op.deadlineDurationNanos) + " ms)",
+        op.key, op.keySent, op.attempts(), "deadline", cause);
+  }
+
+  private ResilientHttpException canceled(IOException cause) {
+    return new ResilientHttpException("operation canceled", op.key, op.keySent, op.attempts(),
+        "canceled", cause);
+  }
+
+  private static IOException lastStatusNote(int lastStatus) {
+    return lastStatus > 0 ? new RetryableStatus(lastStatus, "previous-attempt") : null;
+  }
+
+  /** A duration in nanoseconds, saturating at Long.MAX_VALUE instead of overflowing. */
+  static long saturatedNanos(Duration d) {
+    return d.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L ? Long.MAX_VALUE : d.toNanos();
+  }
+
+  static void closeQuietly(Response response) {
+    if (response != null) {
+      response.close();
+    }
+  }
+
+  /**
+   * Stands for a retryable or outcome-unknown HTTP answer where an exception is needed: as the
+   * failure recorded in the circuit breaker. Stackless: it is data, not a bug report.
+   */
+  static final class RetryableStatus extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    RetryableStatus(int status, String reason) {
+      super("status " + status + " (" + reason + ")", null);
+    }
+
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+      return this;
+    }
+  }
+}
