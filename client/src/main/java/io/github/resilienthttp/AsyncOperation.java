@@ -77,9 +77,10 @@ final class AsyncOperation {
       return;
     }
     long waitStart = System.nanoTime();
-    bulkhead.acquireAsync(remaining, client.scheduler()).whenComplete((admitted, error) -> {
+    long allowed = RetryLoop.bulkheadWaitNanos(remaining);
+    bulkhead.acquireAsync(allowed, client.scheduler()).whenComplete((admitted, error) -> {
       if (error != null || !Boolean.TRUE.equals(admitted)) {
-        fail(loop.bulkheadRejected(System.nanoTime() - waitStart));
+        fail(loop.bulkheadRejected(System.nanoTime() - waitStart, bulkhead.cutByDeadline(allowed)));
       } else if (future.isDone()) {
         bulkhead.release();
         loop.releaseBreakerPermission();
@@ -117,7 +118,7 @@ final class AsyncOperation {
     try {
       step = loop.afterAttempt(response, failure, canceled);
     } catch (IOException | RuntimeException e) {
-      fail(e);
+      fail(e, Runnable::run);
       return;
     } finally {
       loop.releaseBreakerPermission();
@@ -126,14 +127,15 @@ final class AsyncOperation {
       }
     }
     if (!step.isRetry()) {
-      succeed(step.response);
+      // Already on OkHttp's callback thread: complete here, as OkHttp's own Callback would.
+      succeed(step.response, Runnable::run);
       return;
     }
     try {
       scheduled = client.scheduler().schedule(this::step, step.delay.toNanos(), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       fail(new ResilientHttpException("the scheduler rejected the retry", op.key, op.keySent,
-          op.attempts(), "scheduler-rejected", null));
+          op.attempts(), "scheduler-rejected", null), Runnable::run);
       return;
     }
     if (future.isDone()) {
@@ -141,25 +143,34 @@ final class AsyncOperation {
     }
   }
 
-  private void succeed(Response response) {
+  private void succeed(Response response, Executor executor) {
     if (!ended.compareAndSet(false, true)) {
       RetryLoop.closeQuietly(response);
       return;
     }
     loop.ended(response, null);
-    completeOn(callbackExecutor(), () -> {
+    completeOn(executor, () -> {
       if (!future.complete(response)) {
         RetryLoop.closeQuietly(response);
       }
     });
   }
 
+  /**
+   * Fails the operation. Steps that run on the scheduler's thread (rejections before an attempt)
+   * hand the completion to OkHttp's dispatcher executor, so that dependent stages never run on the
+   * scheduler's single thread.
+   */
   private void fail(Throwable e) {
+    fail(e, callbackExecutor());
+  }
+
+  private void fail(Throwable e, Executor executor) {
     if (!ended.compareAndSet(false, true)) {
       return;
     }
     loop.ended(null, e);
-    completeOn(callbackExecutor(), () -> future.completeExceptionally(e));
+    completeOn(executor, () -> future.completeExceptionally(e));
   }
 
   private Executor callbackExecutor() {

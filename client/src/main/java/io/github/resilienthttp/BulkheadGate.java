@@ -55,7 +55,12 @@ final class BulkheadGate {
       return false;
     }
     waiters.incrementAndGet();
-    lock.lockInterruptibly();
+    try {
+      lock.lockInterruptibly();
+    } catch (InterruptedException e) {
+      waiters.decrementAndGet();
+      throw e;
+    }
     try {
       long left = waitNanos;
       while (true) {
@@ -125,6 +130,11 @@ final class BulkheadGate {
   private static final class AsyncWaiter {
     final CompletableFuture<Boolean> future = new CompletableFuture<>();
     volatile ScheduledFuture<?> timeout;
+  }
+
+  /** Whether a wait of {@code allowedNanos} was shorter than the bulkhead's own maximum wait. */
+  boolean cutByDeadline(long allowedNanos) {
+    return allowedNanos < maxWaitNanos;
   }
 
   /** Returns the permit of a finished attempt. */

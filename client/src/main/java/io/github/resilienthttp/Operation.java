@@ -199,9 +199,11 @@ public final class Operation {
    * for a permit holds no thread either) and listener events; the exceptions {@code execute()}
    * throws complete the future exceptionally.
    *
-   * <p>The future completes on a thread of the wrapped client's {@link okhttp3.Dispatcher} executor
-   * (OkHttp's callback threads), never on the SDK's scheduler thread, so dependent stages with
-   * blocking code cannot stall other operations' retries. Cancelling the future (or
+   * <p>The future completes on a thread of the wrapped client's {@link okhttp3.Dispatcher} executor:
+   * the OkHttp callback thread of the last attempt (as OkHttp's own {@link okhttp3.Callback} would),
+   * or, for an operation rejected before an attempt, a task on that executor; never on the SDK's
+   * scheduler thread, so dependent stages cannot stall other operations' retries. As with OkHttp
+   * callbacks, run blocking work with {@code thenApplyAsync(fn, yourExecutor)}. Cancelling the future (or
    * {@link #cancel()}) cancels the in-flight attempt and any scheduled retry: nothing is sent after
    * cancellation, and the response of a cancelled attempt is closed.
    *

@@ -2,6 +2,7 @@ package io.github.resilienthttp;
 
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,7 +78,7 @@ public final class ResilientHttpClient {
       this.circuitBreakers = b.sharedBreakers;
     } else {
       this.circuitBreakers = TargetCircuitBreakers.perTarget(b.circuitBreakerRegistry != null
-          ? b.circuitBreakerRegistry : CircuitBreakerRegistry.ofDefaults());
+          ? b.circuitBreakerRegistry : CircuitBreakerRegistry.of(defaultCircuitBreakerConfig()));
     }
     this.bulkheadConfig = b.bulkheadConfig;
     this.bulkhead = b.bulkheadConfig == null ? null
@@ -153,6 +154,26 @@ public final class ResilientHttpClient {
     }
     listenerList.forEach(b::addListener);
     return b;
+  }
+
+  /**
+   * The SDK's default circuit breaker settings, used when no registry or breaker is given:
+   * resilience4j's defaults with a shorter memory and a shorter open state, tuned for calls to one
+   * HTTP target. Failure rate threshold 50 % over the last 20 attempts (at least 20 recorded),
+   * open for 5 s, then 3 probes in half-open state. resilience4j's own defaults (100 calls, 60 s
+   * open) would keep a recovered service unused for up to a minute.
+   *
+   * @return a new config with the SDK's defaults
+   */
+  public static CircuitBreakerConfig defaultCircuitBreakerConfig() {
+    return CircuitBreakerConfig.custom()
+        .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+        .slidingWindowSize(20)
+        .minimumNumberOfCalls(20)
+        .failureRateThreshold(50)
+        .waitDurationInOpenState(java.time.Duration.ofSeconds(5))
+        .permittedNumberOfCallsInHalfOpenState(3)
+        .build();
   }
 
   /**
@@ -386,7 +407,7 @@ public final class ResilientHttpClient {
     /**
      * One resilience4j circuit breaker per target ({@code scheme://host:port}), named after it, from
      * {@code registry} (whose default config applies, or a config registered under the target's
-     * name). Default: a new {@link CircuitBreakerRegistry#ofDefaults()} per client.
+     * name). Default: a new registry per client with {@link #defaultCircuitBreakerConfig()}.
      *
      * @param registry the registry to take breakers from
      * @return this builder

@@ -45,15 +45,16 @@ final class RetryInterceptor implements Interceptor {
       BulkheadGate bulkhead = client.bulkheadGate();
       if (bulkhead != null) {
         long waitStart = System.nanoTime();
+        long allowed = RetryLoop.bulkheadWaitNanos(remaining);
         boolean admitted;
         try {
-          admitted = bulkhead.acquire(remaining);
+          admitted = bulkhead.acquire(allowed);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw loop.interrupted();
         }
         if (!admitted) {
-          throw loop.bulkheadRejected(System.nanoTime() - waitStart);
+          throw loop.bulkheadRejected(System.nanoTime() - waitStart, bulkhead.cutByDeadline(allowed));
         }
         remaining = loop.op.remainingNanos();
       }

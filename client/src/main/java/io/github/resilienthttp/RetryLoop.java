@@ -87,7 +87,6 @@ final class RetryLoop {
     int next = op.attempts() + 1;
     if (next == 1) {
       client.listeners().operationStarted(op.info);
-      client.retryBudget().onFirstAttempt();
     }
     if (breaker != null) {
       if (!breaker.tryAcquirePermission()) {
@@ -101,14 +100,27 @@ final class RetryLoop {
     return remaining;
   }
 
-  /** The bulkhead had no permit in time: give the breaker's permission back and fail. */
-  BulkheadFullException bulkheadRejected(long waitedNanos) {
+  /**
+   * The bulkhead had no permit in time: give the breaker's permission back and fail. When the wait
+   * was cut short by the deadline (not by the bulkhead's own maximum wait), the operation failed
+   * because of its deadline: {@link DeadlineExceededException}, caused by the bulkhead's refusal.
+   */
+  IOException bulkheadRejected(long waitedNanos, boolean cutByDeadline) {
     releaseBreakerPermission();
     int next = op.attempts() + 1;
     client.listeners().bulkheadRejected(op.info, next);
-    return new BulkheadFullException(op.key, op.keySent, next - 1,
+    BulkheadFullException full = new BulkheadFullException(op.key, op.keySent, next - 1,
         client.bulkheadGate().bulkhead().getName(), BulkheadGate.toDuration(waitedNanos),
         lastFailure);
+    if (cutByDeadline) {
+      return deadlineExceeded("deadline passed while waiting for a bulkhead permit", full);
+    }
+    return full;
+  }
+
+  /** How long an attempt may wait for a bulkhead permit: stops just before the deadline. */
+  static long bulkheadWaitNanos(long remainingNanos) {
+    return Math.max(0, remainingNanos - MIN_ATTEMPT_NANOS);
   }
 
   /** Interrupted while waiting for a permit or a retry: give the permission back, keep the flag. */
@@ -130,6 +142,10 @@ final class RetryLoop {
    */
   Request startAttempt(long remainingNanos) {
     attempt = op.startAttempt();
+    if (attempt == 1) {
+      // Only attempts that are really sent fund the budget: rejected operations are not traffic.
+      client.retryBudget().onFirstAttempt();
+    }
     client.listeners().attemptStarted(op.info, attempt);
     state = new AttemptState(op, remainingNanos);
     attemptStart = client.timeSource().nanoTime();
