@@ -187,6 +187,38 @@ class DeadlineAndInterruptTest {
   }
 
   @Test
+  void cancelDuringABlockingBackoffStopsBeforeTheNextAttempt() throws Exception {
+    server.enqueue(new MockResponse.Builder().code(503).build());
+    server.enqueue(new MockResponse.Builder().code(200).build());
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
+        .retryPolicy(RetryPolicy.builder().backoff(Backoff.fixed(Duration.ofMillis(300))).build()).build();
+    Operation op = client.operation(get());
+    CompletableFuture<Throwable> thrown = CompletableFuture.supplyAsync(() -> {
+      try {
+        op.execute().close();
+        return null;
+      } catch (Throwable e) {
+        return e;
+      }
+    });
+    await().atMost(Duration.ofSeconds(5)).until(() -> server.getRequestCount() == 1);
+    op.cancel();
+    assertThat(thrown.get(5, TimeUnit.SECONDS)).isInstanceOfSatisfying(ResilientHttpException.class,
+        e -> assertThat(e.reason()).isEqualTo("canceled"));
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void cancelBeforeExecuteSendsNothing() {
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).build();
+    Operation op = client.operation(get());
+    op.cancel();
+    assertThatThrownBy(op::execute).isInstanceOfSatisfying(ResilientHttpException.class,
+        e -> assertThat(e.reason()).isEqualTo("canceled"));
+    assertThat(server.getRequestCount()).isZero();
+  }
+
+  @Test
   void aThreadInterruptedBeforeExecuteSendsNothing() throws InterruptedException, ExecutionException {
     ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).build();
     CompletableFuture<Throwable> thrown = new CompletableFuture<>();
