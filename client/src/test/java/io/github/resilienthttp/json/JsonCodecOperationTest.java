@@ -262,13 +262,9 @@ class JsonCodecOperationTest {
   }
 
   /** The connection was given back or dropped, not leaked to a half-read body. */
-  private void awaitNoConnectionInUse() throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (okHttp.connectionPool().connectionCount() != okHttp.connectionPool().idleConnectionCount()
-        && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
-    assertThat(okHttp.connectionPool().connectionCount())
-        .isEqualTo(okHttp.connectionPool().idleConnectionCount());
+  private void awaitNoConnectionInUse() {
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).untilAsserted(() ->
+        assertThat(okHttp.connectionPool().connectionCount())
+            .isEqualTo(okHttp.connectionPool().idleConnectionCount()));
   }
 }
