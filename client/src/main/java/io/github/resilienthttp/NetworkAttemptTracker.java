@@ -26,12 +26,39 @@ final class NetworkAttemptTracker implements Interceptor {
     state.networkRequests++;
     state.operation.networkRequestStarted();
     Response response = chain.proceed(chain.request());
-    if (response.code() == 503 && isZero(response.header("Retry-After"))) {
+    int code = response.code();
+    if (code != 503 && code != 408) {
+      return response;
+    }
+    String retryAfter = response.header("Retry-After");
+    if (isZero(retryAfter)) {
       return response.newBuilder().removeHeader("Retry-After").build();
+    }
+    if (isDigitsBeyondInt(retryAfter)) {
+      // OkHttp parses an all-digit Retry-After of a 503 or 408 with Integer.valueOf, which throws
+      // NumberFormatException past Integer.MAX_VALUE. Any such value means "not for 68 years" to
+      // the SDK too (far above maxRetryAfter), so clamp it rather than let OkHttp crash.
+      return response.newBuilder()
+          .header("Retry-After", String.valueOf(Integer.MAX_VALUE)).build();
     }
     return response;
   }
 
+  private static boolean isDigitsBeyondInt(String value) {
+    if (value == null || value.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < value.length(); i++) {
+      if (value.charAt(i) < '0' || value.charAt(i) > '9') {
+        return false;
+      }
+    }
+    String digits = value.replaceFirst("^0+(?=.)", "");
+    return digits.length() > 10
+        || (digits.length() == 10 && digits.compareTo(String.valueOf(Integer.MAX_VALUE)) > 0);
+  }
+
+  /** "0", "00", ...: OkHttp would repeat the request at once. */
   private static boolean isZero(String retryAfter) {
     if (retryAfter == null || retryAfter.isEmpty()) {
       return false;

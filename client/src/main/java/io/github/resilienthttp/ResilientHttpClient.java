@@ -288,7 +288,10 @@ public final class ResilientHttpClient {
     return forOperations;
   }
 
-  /** The scheduler of async waits: the user's, or a daemon thread created on first use. */
+  /**
+   * The scheduler of async waits: the user's, or a daemon thread created on first use that ends
+   * after 2 s without waits, so a client that is no longer used holds no thread.
+   */
   ScheduledExecutorService scheduler() {
     if (userScheduler != null) {
       return userScheduler;
@@ -304,6 +307,10 @@ public final class ResilientHttpClient {
             return t;
           });
           executor.setRemoveOnCancelPolicy(true);
+          // An idle client keeps no thread: the thread ends 2 s after the last scheduled wait and
+          // comes back on the next one (the pool keeps one while any wait is pending).
+          executor.setKeepAliveTime(2, java.util.concurrent.TimeUnit.SECONDS);
+          executor.allowCoreThreadTimeOut(true);
           s = executor;
           defaultScheduler = s;
         }
@@ -465,7 +472,7 @@ public final class ResilientHttpClient {
     /**
      * The scheduler on which {@link Operation#executeAsync()} waits between attempts (and for a
      * bulkhead permit). Tasks are short and never block. Default: one daemon thread per client,
-     * created on first use.
+     * created on first use and ended after 2 s without waits.
      *
      * @param scheduler the scheduler; the SDK never shuts it down
      * @return this builder

@@ -94,7 +94,14 @@ public final class RetryAfter {
     return true;
   }
 
-  private static Duration deltaSeconds(String digits) {
+  private static Duration deltaSeconds(String value) {
+    // Leading zeros are allowed (RFC 9110 §10.2.3: 1*DIGIT) and mean nothing.
+    String digits = value;
+    int firstNonZero = 0;
+    while (firstNonZero < digits.length() - 1 && digits.charAt(firstNonZero) == '0') {
+      firstNonZero++;
+    }
+    digits = digits.substring(firstNonZero);
     // Up to 18 digits always fit in a long; more is absurd and saturates.
     if (digits.length() > 18) {
       return MAX;

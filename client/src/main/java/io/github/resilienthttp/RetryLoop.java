@@ -226,8 +226,14 @@ final class RetryLoop {
 
     // Retryable: is another attempt allowed, and when?
     if (oneShot && state.mayHaveReachedServer()) {
-      return giveUp(decision, "one-shot-body",
-          "the request body is one-shot and cannot be sent again", response, failure);
+      String message = "the request body is one-shot and cannot be sent again";
+      if (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT) {
+        // The server may have processed it and it cannot be resent: that is an unknown outcome,
+        // as for an operation without a key, not a final answer.
+        closeQuietly(response);
+        throw outcomeUnknown("one-shot-body", message + "; last: " + decision, response, failure);
+      }
+      return giveUp(decision, "one-shot-body", message, response, failure);
     }
     if (attempt >= policy.maxAttempts()) {
       return giveUp(decision, "attempts-exhausted", "all " + attempt + " attempts failed",
