@@ -472,6 +472,27 @@ class CoreRetryTest {
     assertIdleConnectionsOnly();
   }
 
+  @Test
+  void theKeyOfAnOperationIsStableWhetherReadBeforeDuringOrAfterExecution() throws Exception {
+    server.enqueue(status(404));
+    ResilientHttpClient client = client().build();
+    Operation get = client.operation(get());
+    get.execute().close();
+    String afterwards = get.idempotencyKey();
+    assertThat(java.util.UUID.fromString(afterwards).version()).isEqualTo(4);
+    assertThat(get.idempotencyKey()).isEqualTo(afterwards);
+    assertThat(server.takeRequest().getHeaders().get("Idempotency-Key")).isNull();
+
+    int closedPort;
+    try (MockWebServer closed = new MockWebServer()) {
+      closed.start();
+      closedPort = closed.getPort();
+    }
+    Operation failing = client.operation(new Request.Builder().url("http://127.0.0.1:" + closedPort + "/").build());
+    assertThatThrownBy(failing::execute).isInstanceOfSatisfying(RetriesExhaustedException.class,
+        e -> assertThat(e.idempotencyKey()).isEqualTo(failing.idempotencyKey()));
+  }
+
   private void assertIdleConnectionsOnly() {
     assertThat(okHttp.connectionPool().connectionCount())
         .isEqualTo(okHttp.connectionPool().idleConnectionCount());

@@ -93,6 +93,7 @@ final class AsyncOperation {
   private void send(long remaining, BulkheadGate heldPermit) {
     Request attempt = loop.startAttempt(remaining);
     Call c = client.okHttpClientForAsyncAttempts().newCall(attempt);
+    c.tag(OperationContext.class, () -> op);
     // The deadline's backstop, as for execute(): it also bounds reading the final response's body.
     c.timeout().timeout(Math.max(1, remaining), TimeUnit.NANOSECONDS);
     call = c;
@@ -134,7 +135,7 @@ final class AsyncOperation {
     try {
       scheduled = client.scheduler().schedule(this::step, step.delay.toNanos(), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
-      fail(new ResilientHttpException("the scheduler rejected the retry", op.key, op.keySent,
+      fail(new ResilientHttpException("the scheduler rejected the retry", op.key(), op.keySent,
           op.attempts(), "scheduler-rejected", null), Runnable::run);
       return;
     }

@@ -26,7 +26,7 @@ public final class AttemptOutcome {
   private final boolean idempotent;
   private final String idempotencyKey;
   private final boolean idempotencyKeySent;
-  private final Instant now;
+  private final TimeSource clock;
 
   AttemptOutcome(
       Request request,
@@ -37,7 +37,7 @@ public final class AttemptOutcome {
       boolean idempotent,
       String idempotencyKey,
       boolean idempotencyKeySent,
-      Instant now) {
+      TimeSource clock) {
     if ((response == null) == (exception == null)) {
       throw new IllegalArgumentException("exactly one of response and exception");
     }
@@ -49,7 +49,7 @@ public final class AttemptOutcome {
     this.idempotent = idempotent;
     this.idempotencyKey = idempotencyKey;
     this.idempotencyKeySent = idempotencyKeySent;
-    this.now = now;
+    this.clock = clock;
   }
 
   /**
@@ -64,7 +64,7 @@ public final class AttemptOutcome {
     Request request = response.request();
     return new AttemptOutcome(request, response, null, attempt, true,
         keySent || isIdempotentMethod(request.method()), keySent ? "test-key" : null, keySent,
-        Instant.now());
+        TimeSource.system());
   }
 
   /**
@@ -82,7 +82,7 @@ public final class AttemptOutcome {
       boolean keySent) {
     return new AttemptOutcome(request, null, exception, attempt, mayHaveReachedServer,
         keySent || isIdempotentMethod(request.method()), keySent ? "test-key" : null, keySent,
-        Instant.now());
+        TimeSource.system());
   }
 
   /**
@@ -180,7 +180,8 @@ public final class AttemptOutcome {
     if (response == null) {
       return Optional.empty();
     }
-    return RetryAfter.parse(response.header("Retry-After"), now);
+    String value = response.header("Retry-After");
+    return value == null ? Optional.empty() : RetryAfter.parse(value, clock.now());
   }
 
   /**

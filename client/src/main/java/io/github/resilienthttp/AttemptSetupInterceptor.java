@@ -12,7 +12,8 @@ import okhttp3.Response;
 final class AttemptSetupInterceptor implements Interceptor {
   @Override
   public Response intercept(Chain chain) throws IOException {
-    AttemptState state = chain.request().tag(AttemptState.class);
+    OperationContext op = chain.call().tag(OperationContext.class);
+    AttemptState state = op == null ? null : op.currentAttempt;
     if (state == null) {
       return chain.proceed(chain.request());
     }

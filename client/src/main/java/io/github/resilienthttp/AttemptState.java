@@ -1,7 +1,8 @@
 package io.github.resilienthttp;
 
 /**
- * Per-attempt facts that only the network layer can see, carried as a tag on the attempt's request.
+ * Per-attempt facts that only the network layer can see, found by the network layer as the
+ * operation's {@link OperationContext#currentAttempt}.
  * Written by {@link NetworkAttemptTracker} on OkHttp's thread for the call, read by
  * {@link RetryInterceptor} on the same call after {@code proceed} returns. Not API.
  */

@@ -14,6 +14,25 @@ final class DefaultResponseClassifier implements ResponseClassifier {
   private static final Decision TLS_UNTRUSTED = Decision.fail("tls-untrusted");
   private static final Decision KEY_MISMATCH = Decision.fail("idempotency-key-mismatch");
 
+  /**
+   * Decisions without a server delay are the same every time: built once, per status, so that the
+   * common path allocates nothing. Filled in the static initializer and never changed.
+   */
+  private static final String[] REASONS = new String[600];
+  private static final Decision[] SUCCESS = new Decision[400];
+  private static final Decision[] FAIL = new Decision[600];
+
+  static {
+    for (int code = 100; code < 600; code++) {
+      REASONS[code] = "status-" + code;
+      if (code < 400) {
+        SUCCESS[code] = Decision.success(REASONS[code]);
+      } else {
+        FAIL[code] = Decision.fail(REASONS[code]);
+      }
+    }
+  }
+
   private DefaultResponseClassifier() {}
 
   @Override
@@ -35,7 +54,7 @@ final class DefaultResponseClassifier implements ResponseClassifier {
   private static Decision classifyStatus(AttemptOutcome outcome) {
     int code = outcome.statusCode();
     if (code >= 100 && code < 400) {
-      return Decision.success(reason(code));
+      return SUCCESS[code];
     }
     switch (code) {
       case 408:
@@ -46,22 +65,26 @@ final class DefaultResponseClassifier implements ResponseClassifier {
       case 409:
         return outcome.idempotencyKeySent()
             ? Decision.retry("idempotency-key-in-progress", outcome.retryAfter())
-            : Decision.fail(reason(code));
+            : fail(code);
       case 422:
-        return outcome.idempotencyKeySent() ? KEY_MISMATCH : Decision.fail(reason(code));
+        return outcome.idempotencyKeySent() ? KEY_MISMATCH : fail(code);
       case 501:
       case 505:
-        return Decision.fail(reason(code));
+        return fail(code);
       default:
         if (code >= 500 && code < 600) {
           return Decision.retryIfIdempotent(reason(code), outcome.retryAfter());
         }
-        return Decision.fail(reason(code));
+        return fail(code);
     }
   }
 
   private static String reason(int code) {
-    return "status-" + code;
+    return code >= 100 && code < 600 ? REASONS[code] : "status-" + code;
+  }
+
+  private static Decision fail(int code) {
+    return code >= 400 && code < 600 ? FAIL[code] : Decision.fail(reason(code));
   }
 
   @Override

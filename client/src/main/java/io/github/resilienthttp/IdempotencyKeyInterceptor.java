@@ -22,10 +22,10 @@ final class IdempotencyKeyInterceptor implements Interceptor {
   @Override
   public Response intercept(Chain chain) throws IOException {
     Request request = chain.request();
-    OperationContext op = request.tag(OperationContext.class);
+    OperationContext op = chain.call().tag(OperationContext.class);
     if (op == null) {
-      op = plainCallContext(request);
-      request = request.newBuilder().tag(OperationContext.class, op).build();
+      OperationContext plain = plainCallContext(request);
+      op = chain.call().tag(OperationContext.class, () -> plain);
     }
     return chain.proceed(stamp(request, op));
   }
@@ -33,7 +33,7 @@ final class IdempotencyKeyInterceptor implements Interceptor {
   private OperationContext plainCallContext(Request request) {
     OperationOptions options = request.tag(OperationOptions.class);
     if (options != null && options.isPassThrough()) {
-      return Operation.newContext(client, request, IdempotencyKeyPolicy.newKey(), false, null, true);
+      return Operation.newContext(client, request, null, false, null, true);
     }
     IdempotencyKeyPolicy policy = client.idempotencyKeyPolicy();
     String header = request.header(policy.headerName());
@@ -42,8 +42,7 @@ final class IdempotencyKeyInterceptor implements Interceptor {
       throw new IllegalArgumentException("the request carries " + policy.headerName()
           + " and an OperationOptions key that differ");
     }
-    String key = header != null ? IdempotencyKeyPolicy.validateKey(header)
-        : callerKey != null ? callerKey : IdempotencyKeyPolicy.newKey();
+    String key = header != null ? IdempotencyKeyPolicy.validateKey(header) : callerKey;
     boolean keySent;
     if (header != null) {
       keySent = true;
@@ -65,6 +64,6 @@ final class IdempotencyKeyInterceptor implements Interceptor {
     if (request.header(policy.headerName()) != null) {
       return request;
     }
-    return request.newBuilder().header(policy.headerName(), policy.headerValue(op.key)).build();
+    return request.newBuilder().header(policy.headerName(), policy.headerValue(op.key())).build();
   }
 }

@@ -37,64 +37,64 @@ final class Listeners {
     }
   }
 
-  void operationStarted(OperationInfo op) {
+  void operationStarted(OperationContext op) {
     if (!listeners.isEmpty()) {
-      each("operationStarted", l -> l.operationStarted(op));
+      each("operationStarted", l -> l.operationStarted(op.info()));
     }
   }
 
-  void attemptStarted(OperationInfo op, int attempt) {
+  void attemptStarted(OperationContext op, int attempt) {
     if (!listeners.isEmpty()) {
-      each("attemptStarted", l -> l.attemptStarted(op, attempt));
+      each("attemptStarted", l -> l.attemptStarted(op.info(), attempt));
     }
   }
 
-  void attemptEnded(OperationInfo op, int attempt, int status, IOException failure, Decision d,
+  void attemptEnded(OperationContext op, int attempt, int status, IOException failure, Decision d,
       Duration duration) {
     if (!listeners.isEmpty()) {
-      each("attemptEnded", l -> l.attemptEnded(op, attempt, status, failure, d, duration));
+      each("attemptEnded", l -> l.attemptEnded(op.info(), attempt, status, failure, d, duration));
     }
   }
 
-  void retryScheduled(OperationInfo op, int next, Duration delay, boolean fromRetryAfter) {
+  void retryScheduled(OperationContext op, int next, Duration delay, boolean fromRetryAfter) {
     if (!listeners.isEmpty()) {
-      each("retryScheduled", l -> l.retryScheduled(op, next, delay, fromRetryAfter));
+      each("retryScheduled", l -> l.retryScheduled(op.info(), next, delay, fromRetryAfter));
     }
   }
 
-  void retryBudgetRefused(OperationInfo op, int attempt) {
+  void retryBudgetRefused(OperationContext op, int attempt) {
     if (!listeners.isEmpty()) {
-      each("retryBudgetRefused", l -> l.retryBudgetRefused(op, attempt));
+      each("retryBudgetRefused", l -> l.retryBudgetRefused(op.info(), attempt));
     }
   }
 
-  void circuitBreakerRejected(OperationInfo op, String name, int attempt) {
+  void circuitBreakerRejected(OperationContext op, String name, int attempt) {
     if (!listeners.isEmpty()) {
-      each("circuitBreakerRejected", l -> l.circuitBreakerRejected(op, name, attempt));
+      each("circuitBreakerRejected", l -> l.circuitBreakerRejected(op.info(), name, attempt));
     }
   }
 
-  void bulkheadRejected(OperationInfo op, int attempt) {
+  void bulkheadRejected(OperationContext op, int attempt) {
     if (!listeners.isEmpty()) {
-      each("bulkheadRejected", l -> l.bulkheadRejected(op, attempt));
+      each("bulkheadRejected", l -> l.bulkheadRejected(op.info(), attempt));
     }
   }
 
-  void replayDetected(OperationInfo op, int attempt) {
+  void replayDetected(OperationContext op, int attempt) {
     if (!listeners.isEmpty()) {
-      each("replayDetected", l -> l.replayDetected(op, attempt));
+      each("replayDetected", l -> l.replayDetected(op.info(), attempt));
     }
   }
 
-  void inProgress(OperationInfo op, int attempt) {
+  void inProgress(OperationContext op, int attempt) {
     if (!listeners.isEmpty()) {
-      each("inProgress", l -> l.inProgress(op, attempt));
+      each("inProgress", l -> l.inProgress(op.info(), attempt));
     }
   }
 
-  void operationEnded(OperationInfo op, OperationResult result) {
+  void operationEnded(OperationContext op, OperationResult result) {
     if (!listeners.isEmpty()) {
-      each("operationEnded", l -> l.operationEnded(op, result));
+      each("operationEnded", l -> l.operationEnded(op.info(), result));
     }
   }
 }

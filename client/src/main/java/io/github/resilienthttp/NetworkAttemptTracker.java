@@ -19,7 +19,8 @@ import okhttp3.Response;
 final class NetworkAttemptTracker implements Interceptor {
   @Override
   public Response intercept(Chain chain) throws IOException {
-    AttemptState state = chain.request().tag(AttemptState.class);
+    OperationContext op = chain.call().tag(OperationContext.class);
+    AttemptState state = op == null ? null : op.currentAttempt;
     if (state == null) {
       return chain.proceed(chain.request());
     }

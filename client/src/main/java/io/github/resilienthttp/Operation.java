@@ -43,8 +43,6 @@ public final class Operation {
     if (header != null) {
       this.key = IdempotencyKeyPolicy.validateKey(header);
       this.keyFromCaller = true;
-    } else {
-      this.key = IdempotencyKeyPolicy.newKey();
     }
   }
 
@@ -110,7 +108,22 @@ public final class Operation {
    * @return this operation's idempotency key
    */
   public String idempotencyKey() {
-    return key;
+    OperationContext c = context;
+    if (c != null) {
+      return c.key();
+    }
+    synchronized (this) {
+      c = context;
+      if (c != null) {
+        return c.key();
+      }
+      // Made on first use: an operation whose key is neither sent nor asked for (most GETs) never
+      // pays for a random UUID. Once made, it is the operation's key for good.
+      if (key == null) {
+        key = IdempotencyKeyPolicy.newKey();
+      }
+      return key;
+    }
   }
 
   /**
@@ -177,8 +190,9 @@ public final class Operation {
    */
   public Response execute() throws IOException {
     OperationContext op = begin();
-    Call call = client.okHttpClientForOperations()
-        .newCall(request.newBuilder().tag(OperationContext.class, op).build());
+    Call call = client.okHttpClientForOperations().newCall(request);
+    // A call tag, not a request tag: no copy of the request per operation.
+    call.tag(OperationContext.class, () -> op);
     call.timeout().timeout(op.deadlineDurationNanos, TimeUnit.NANOSECONDS);
     syncCall = call;
     if (op.isCanceled()) {
@@ -242,12 +256,16 @@ public final class Operation {
     }
   }
 
-  private OperationContext begin() {
+  private synchronized OperationContext begin() {
     if (!executed.compareAndSet(false, true)) {
       throw new IllegalStateException("an Operation runs once; create a new one with"
           + " client.operation(request), or resume an intent with .idempotencyKey(key)");
     }
-    OperationContext op = newContext(client, request, key, decideKeySent(), deadline, false);
+    boolean keySent = decideKeySent();
+    if (keySent && key == null) {
+      key = IdempotencyKeyPolicy.newKey();
+    }
+    OperationContext op = newContext(client, request, key, keySent, deadline, false);
     context = op;
     if (cancelRequested) {
       op.cancel();
@@ -281,7 +299,7 @@ public final class Operation {
     }
     return new DeadlineExceededException(
         "deadline passed (deadline " + TimeUnit.NANOSECONDS.toMillis(op.deadlineDurationNanos)
-            + " ms)", op.key, op.keySent, op.attempts(), "deadline",
+            + " ms)", op.key(), op.keySent, op.attempts(), "deadline",
         cause instanceof IOException ? cause : e);
   }
 

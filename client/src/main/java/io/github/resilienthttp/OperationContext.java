@@ -1,6 +1,5 @@
 package io.github.resilienthttp;
 
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The state of one running operation, carried from {@link Operation#execute()} to the interceptors
@@ -8,7 +7,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class OperationContext {
   final ResilientHttpClient client;
-  final String key;
+  /** Null until needed when the key is not sent: most GETs never need one. */
+  private volatile String key;
   final boolean keySent;
   final boolean idempotent;
   final long startNanos;
@@ -16,7 +16,9 @@ final class OperationContext {
   final long deadlineDurationNanos;
   /** Real start time: OkHttp's call timeout (the deadline's backstop) runs on real time. */
   private final long realStartNanos = System.nanoTime();
-  final OperationInfo info;
+  private final String method;
+  private final String host;
+  private volatile OperationInfo info;
   /** Written and read only by the thread running the retry loop. */
   String lastReason;
   boolean lastSuccess;
@@ -24,8 +26,14 @@ final class OperationContext {
   /** True for plain OkHttp calls that opted out with {@link OperationOptions#passThrough()}. */
   final boolean passThrough;
   private volatile boolean canceled;
-  private final AtomicInteger attempts = new AtomicInteger();
-  private final AtomicInteger networkRequests = new AtomicInteger();
+  /**
+   * The attempt in flight: attempts of one operation never overlap, so the network layer finds the
+   * attempt's state here instead of in a per-attempt copy of the request.
+   */
+  volatile AttemptState currentAttempt;
+  // Written by one thread at a time (attempts of an operation never overlap), read by any.
+  private volatile int attempts;
+  private volatile int networkRequests;
 
   OperationContext(
       ResilientHttpClient client, String key, boolean keySent, boolean idempotent,
@@ -39,7 +47,8 @@ final class OperationContext {
     this.startNanos = startNanos;
     this.deadlineDurationNanos = deadlineDurationNanos;
     this.deadlineNanos = startNanos + deadlineDurationNanos;
-    this.info = new OperationInfo(key, keySent, idempotent, method, host);
+    this.method = method;
+    this.host = host;
   }
 
   long remainingNanos() {
@@ -63,19 +72,46 @@ final class OperationContext {
     return canceled;
   }
 
+  @SuppressWarnings("NonAtomicOperationOnVolatileField") // single writer, see above
   int startAttempt() {
-    return attempts.incrementAndGet();
+    return ++attempts;
   }
 
   int attempts() {
-    return attempts.get();
+    return attempts;
   }
 
+  @SuppressWarnings("NonAtomicOperationOnVolatileField") // single writer, see above
   void networkRequestStarted() {
-    networkRequests.incrementAndGet();
+    networkRequests++;
   }
 
   int networkRequests() {
-    return networkRequests.get();
+    return networkRequests;
+  }
+
+  /** The operation's key: the given one, or a new random one made on first use. */
+  String key() {
+    String k = key;
+    if (k == null) {
+      synchronized (this) {
+        k = key;
+        if (k == null) {
+          k = IdempotencyKeyPolicy.newKey();
+          key = k;
+        }
+      }
+    }
+    return k;
+  }
+
+  /** What listeners and logs see of the operation; made on first use. */
+  OperationInfo info() {
+    OperationInfo i = info;
+    if (i == null) {
+      i = new OperationInfo(key(), keySent, idempotent, method, host);
+      info = i; // a benign race: equal values
+    }
+    return i;
   }
 }

@@ -194,7 +194,7 @@ public final class ResilientHttpClient {
    */
   public java.util.Optional<CircuitBreaker> circuitBreakerFor(okhttp3.HttpUrl url) {
     return circuitBreakers == null ? java.util.Optional.empty()
-        : java.util.Optional.of(circuitBreakers.forUrl(url));
+        : java.util.Optional.of(circuitBreakers.forUrl(url).breaker);
   }
 
   /**

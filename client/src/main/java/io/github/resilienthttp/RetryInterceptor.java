@@ -22,7 +22,7 @@ final class RetryInterceptor implements Interceptor {
 
   @Override
   public Response intercept(Chain chain) throws IOException {
-    OperationContext op = chain.request().tag(OperationContext.class);
+    OperationContext op = chain.call().tag(OperationContext.class);
     if (op == null || op.passThrough) {
       return chain.proceed(chain.request());
     }
@@ -95,10 +95,21 @@ final class RetryInterceptor implements Interceptor {
       cap = Math.min(cap, policy.attemptTimeout().get().toNanos());
     }
     int capMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(cap)));
-    return chain
-        .withConnectTimeout(shrink(chain.connectTimeoutMillis(), capMillis), TimeUnit.MILLISECONDS)
-        .withReadTimeout(shrink(chain.readTimeoutMillis(), capMillis), TimeUnit.MILLISECONDS)
-        .withWriteTimeout(shrink(chain.writeTimeoutMillis(), capMillis), TimeUnit.MILLISECONDS);
+    // Each with...() copies the chain: only change what needs changing.
+    Chain c = chain;
+    int connect = shrink(c.connectTimeoutMillis(), capMillis);
+    if (connect != c.connectTimeoutMillis()) {
+      c = c.withConnectTimeout(connect, TimeUnit.MILLISECONDS);
+    }
+    int read = shrink(c.readTimeoutMillis(), capMillis);
+    if (read != c.readTimeoutMillis()) {
+      c = c.withReadTimeout(read, TimeUnit.MILLISECONDS);
+    }
+    int write = shrink(c.writeTimeoutMillis(), capMillis);
+    if (write != c.writeTimeoutMillis()) {
+      c = c.withWriteTimeout(write, TimeUnit.MILLISECONDS);
+    }
+    return c;
   }
 
   /** OkHttp's 0 means "no timeout". */

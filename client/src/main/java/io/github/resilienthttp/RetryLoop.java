@@ -3,7 +3,6 @@ package io.github.resilienthttp;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import java.io.IOException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Request;
 import okhttp3.RequestBody;
@@ -33,6 +32,7 @@ final class RetryLoop {
   final ResilientHttpClient client;
   private final Request request;
   private final boolean oneShot;
+  private final TargetCircuitBreakers.Target target;
   private final CircuitBreaker breaker;
   private IOException lastFailure;
   private int lastStatus = -1;
@@ -64,8 +64,9 @@ final class RetryLoop {
     this.request = request;
     RequestBody body = request.body();
     this.oneShot = body != null && body.isOneShot();
-    this.breaker = client.circuitBreakers() == null
+    this.target = client.circuitBreakers() == null
         ? null : client.circuitBreakers().forUrl(request.url());
+    this.breaker = target == null ? null : target.breaker;
   }
 
   /**
@@ -86,14 +87,13 @@ final class RetryLoop {
     }
     int next = op.attempts() + 1;
     if (next == 1) {
-      client.listeners().operationStarted(op.info);
+      client.listeners().operationStarted(op);
     }
     if (breaker != null) {
       if (!breaker.tryAcquirePermission()) {
-        client.listeners().circuitBreakerRejected(op.info, breaker.getName(), next);
-        throw new CircuitBreakerOpenException(op.key, op.keySent, next - 1, breaker.getName(),
-            client.circuitBreakers().waitLeft(breaker, Instant.now()),
-            lastFailure != null ? lastFailure : lastStatusNote(lastStatus));
+        client.listeners().circuitBreakerRejected(op, breaker.getName(), next);
+        throw new CircuitBreakerOpenException(op.key(), op.keySent, next - 1, breaker.getName(),
+            target.waitLeft(), lastFailure != null ? lastFailure : lastStatusNote(lastStatus));
       }
       breakerPermission = true;
     }
@@ -108,8 +108,8 @@ final class RetryLoop {
   IOException bulkheadRejected(long waitedNanos, boolean cutByDeadline) {
     releaseBreakerPermission();
     int next = op.attempts() + 1;
-    client.listeners().bulkheadRejected(op.info, next);
-    BulkheadFullException full = new BulkheadFullException(op.key, op.keySent, next - 1,
+    client.listeners().bulkheadRejected(op, next);
+    BulkheadFullException full = new BulkheadFullException(op.key(), op.keySent, next - 1,
         client.bulkheadGate().bulkhead().getName(), BulkheadGate.toDuration(waitedNanos),
         lastFailure);
     if (cutByDeadline) {
@@ -126,7 +126,7 @@ final class RetryLoop {
   /** Interrupted while waiting for a permit or a retry: give the permission back, keep the flag. */
   OperationInterruptedException interrupted() {
     releaseBreakerPermission();
-    return new OperationInterruptedException(op.key, op.keySent, op.attempts(), lastFailure);
+    return new OperationInterruptedException(op.key(), op.keySent, op.attempts(), lastFailure);
   }
 
   /** Canceled while waiting between attempts (or before the first). */
@@ -138,7 +138,8 @@ final class RetryLoop {
   /**
    * Starts an attempt.
    *
-   * @return the request to send: the operation's request tagged with the attempt's state
+   * @return the request to send; the network layer finds the attempt's state through the
+   *     operation's context tag ({@link OperationContext#currentAttempt})
    */
   Request startAttempt(long remainingNanos) {
     attempt = op.startAttempt();
@@ -146,11 +147,12 @@ final class RetryLoop {
       // Only attempts that are really sent fund the budget: rejected operations are not traffic.
       client.retryBudget().onFirstAttempt();
     }
-    client.listeners().attemptStarted(op.info, attempt);
+    client.listeners().attemptStarted(op, attempt);
     state = new AttemptState(op, remainingNanos);
+    op.currentAttempt = state;
     attemptStart = client.timeSource().nanoTime();
-    breakerStart = System.nanoTime();
-    return request.newBuilder().tag(AttemptState.class, state).build();
+    breakerStart = breaker == null ? 0 : System.nanoTime();
+    return request;
   }
 
   /**
@@ -167,7 +169,7 @@ final class RetryLoop {
     try {
       if (Thread.currentThread().isInterrupted()) {
         closeQuietly(response);
-        throw new OperationInterruptedException(op.key, op.keySent, attempt, failure);
+        throw new OperationInterruptedException(op.key(), op.keySent, attempt, failure);
       }
       if (callCanceled || op.isCanceled()) {
         closeQuietly(response);
@@ -183,7 +185,7 @@ final class RetryLoop {
       }
 
       AttemptOutcome outcome = new AttemptOutcome(request, response, failure, attempt,
-          state.mayHaveReachedServer(), op.idempotent, op.key, op.keySent, client.timeSource().now());
+          state.mayHaveReachedServer(), op.idempotent, op.key(), op.keySent, client.timeSource());
       Decision decision;
       try {
         decision = classify(client.classifier(), outcome);
@@ -220,7 +222,7 @@ final class RetryLoop {
       if (response != null) {
         return new Step(response, null);
       }
-      throw new ResilientHttpException("permanent failure: " + failure, op.key, op.keySent,
+      throw new ResilientHttpException("permanent failure: " + failure, op.key(), op.keySent,
           attempt, decision.reason(), failure);
     }
 
@@ -267,48 +269,51 @@ final class RetryLoop {
     }
     if (breaker != null && isOpen(breaker)) {
       // The breaker opened during this attempt: stop now rather than wait for a rejection.
-      client.listeners().circuitBreakerRejected(op.info, breaker.getName(), attempt + 1);
+      client.listeners().circuitBreakerRejected(op, breaker.getName(), attempt + 1);
       op.lastReason = "circuit-breaker-open";
       if (response != null) {
         return new Step(response, null);
       }
-      throw new CircuitBreakerOpenException(op.key, op.keySent, attempt, breaker.getName(),
-          client.circuitBreakers().waitLeft(breaker, Instant.now()), failure);
+      throw new CircuitBreakerOpenException(op.key(), op.keySent, attempt, breaker.getName(),
+          target.waitLeft(), failure);
     }
     // The token is taken before the wait, so operations waiting in backoff cannot overshoot.
     if (!client.retryBudget().tryAcquireRetry()) {
-      client.listeners().retryBudgetRefused(op.info, attempt);
+      client.listeners().retryBudgetRefused(op, attempt);
       op.lastReason = RetryBudgetExhaustedException.REASON;
       if (response != null) {
         return new Step(response, null);
       }
       throw new RetryBudgetExhaustedException("retry budget exhausted; not retrying after "
-          + decision, op.key, op.keySent, attempt, RetryBudgetExhaustedException.REASON, failure);
+          + decision, op.key(), op.keySent, attempt, RetryBudgetExhaustedException.REASON, failure);
     }
 
     lastStatus = response != null ? response.code() : -1;
     closeQuietly(response);
     lastFailure = failure;
-    client.listeners().retryScheduled(op.info, attempt + 1, delay, fromRetryAfter);
+    client.listeners().retryScheduled(op, attempt + 1, delay, fromRetryAfter);
     return new Step(null, delay);
   }
 
   private void report(Decision decision, Response response, IOException failure) {
+    if (client.listeners().isEmpty() && !log.isDebugEnabled()) {
+      return;
+    }
     Duration duration = Duration.ofNanos(client.timeSource().nanoTime() - attemptStart);
     int status = response != null ? response.code() : -1;
-    client.listeners().attemptEnded(op.info, attempt, status, failure, decision, duration);
+    client.listeners().attemptEnded(op, attempt, status, failure, decision, duration);
     if (response != null) {
       if (op.keySent && status == 409 && decision.isRetryable()) {
-        client.listeners().inProgress(op.info, attempt);
+        client.listeners().inProgress(op, attempt);
       }
       String replayed = response.header(client.replayHeader());
       if (replayed != null && replayed.trim().equalsIgnoreCase("true")) {
-        client.listeners().replayDetected(op.info, attempt);
+        client.listeners().replayDetected(op, attempt);
       }
     }
     if (log.isDebugEnabled()) {
       log.debug("{} {} key={}… attempt {}/{} ({}): {} -> {} in {} ms", request.method(),
-          request.url().host(), op.info.shortKey(), attempt, client.retryPolicy().maxAttempts(),
+          request.url().host(), op.info().shortKey(), attempt, client.retryPolicy().maxAttempts(),
           attempt == 1 ? "first" : "retry", status > 0 ? "status " + status : String.valueOf(failure),
           decision, duration.toMillis());
     }
@@ -333,6 +338,7 @@ final class RetryLoop {
       breaker.onError(nanos, TimeUnit.NANOSECONDS,
           failure != null ? failure : new RetryableStatus(response.code(), decision.reason()));
     }
+    target.observe();
   }
 
   private void recordFailure(IOException failure) {
@@ -340,6 +346,7 @@ final class RetryLoop {
       breakerPermission = false;
       breaker.onError(System.nanoTime() - breakerStart, TimeUnit.NANOSECONDS,
           failure != null ? failure : new RetryableStatus(-1, "deadline"));
+      target.observe();
     }
   }
 
@@ -379,18 +386,23 @@ final class RetryLoop {
     String reason = failure instanceof OperationFailure f ? f.reason()
         : failure != null ? "failed" : op.lastReason;
     OperationResult.Outcome outcome = outcomeOf(response, failure);
+    boolean quiet = outcome == OperationResult.Outcome.SUCCESS
+        || (outcome == OperationResult.Outcome.FAILED_RESPONSE && !op.lastRetryable);
+    if (quiet && client.listeners().isEmpty() && !log.isDebugEnabled()) {
+      return;
+    }
     OperationResult result = new OperationResult(outcome, op.attempts(), op.networkRequests(),
         Duration.ofNanos(op.elapsedNanos()), response != null ? response.code() : -1, failure,
         reason);
     if (failure instanceof OutcomeUnknownException || failure instanceof DeadlineExceededException) {
-      log.warn("{} gave up: {}", op.info, result);
+      log.warn("{} gave up: {}", op.info(), result);
     } else if (failure != null
         || (outcome == OperationResult.Outcome.FAILED_RESPONSE && op.lastRetryable)) {
-      log.info("{} gave up: {}", op.info, result);
+      log.info("{} gave up: {}", op.info(), result);
     } else if (log.isDebugEnabled()) {
-      log.debug("{} ended: {}", op.info, result);
+      log.debug("{} ended: {}", op.info(), result);
     }
-    client.listeners().operationEnded(op.info, result);
+    client.listeners().operationEnded(op, result);
   }
 
   private OperationResult.Outcome outcomeOf(Response response, Throwable failure) {
@@ -435,7 +447,7 @@ final class RetryLoop {
     if (state.mayHaveReachedServer()) {
       throw outcomeUnknown(why, message + "; last: " + decision, null, failure);
     }
-    throw new RetriesExhaustedException(message + "; last: " + decision, op.key, op.keySent,
+    throw new RetriesExhaustedException(message + "; last: " + decision, op.key(), op.keySent,
         attempt, why, failure);
   }
 
@@ -444,17 +456,17 @@ final class RetryLoop {
     int status = response == null ? -1 : response.code();
     return new OutcomeUnknownException(
         "outcome unknown" + (status > 0 ? " (status " + status + ")" : "") + ": " + message,
-        op.key, op.keySent, attempt, reason, status, failure);
+        op.key(), op.keySent, attempt, reason, status, failure);
   }
 
   DeadlineExceededException deadlineExceeded(String message, IOException cause) {
     return new DeadlineExceededException(
         message + " (deadline " + TimeUnit.NANOSECONDS.toMillis(op.deadlineDurationNanos) + " ms)",
-        op.key, op.keySent, op.attempts(), "deadline", cause);
+        op.key(), op.keySent, op.attempts(), "deadline", cause);
   }
 
   private ResilientHttpException canceled(IOException cause) {
-    return new ResilientHttpException("operation canceled", op.key, op.keySent, op.attempts(),
+    return new ResilientHttpException("operation canceled", op.key(), op.keySent, op.attempts(),
         "canceled", cause);
   }
 

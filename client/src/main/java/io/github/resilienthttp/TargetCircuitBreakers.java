@@ -3,28 +3,72 @@ package io.github.resilienthttp;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import okhttp3.HttpUrl;
 
 /**
  * Finds the resilience4j {@link CircuitBreaker} for a request: one per target
- * ({@code scheme://host:port}) from a registry, or a single breaker for everything. Also remembers
- * when each breaker last opened, to tell callers how long it stays open. Not API.
+ * ({@code scheme://host:port}) from a registry, or a single breaker for everything. Not API.
+ *
+ * <p>It also remembers when the SDK saw each breaker open, to tell callers how long it stays open.
+ * It deliberately registers no event consumer on the breakers: resilience4j builds an event object
+ * (with a timestamp) for every recorded call as soon as any consumer exists, which would cost every
+ * attempt a few hundred bytes.
  */
 final class TargetCircuitBreakers {
   private final CircuitBreakerRegistry registry;
-  private final CircuitBreaker single;
-  private final Map<String, CircuitBreaker> byTarget = new ConcurrentHashMap<>();
-  private final Map<CircuitBreaker, Instant> openedAt = new ConcurrentHashMap<>();
+  private final Target single;
+  private final Map<String, Target> byTarget = new ConcurrentHashMap<>();
+  /** Most clients call one target: remembering the last one avoids building its name each time. */
+  private volatile Target last;
+
+  /** A breaker and what the SDK saw of it. */
+  static final class Target {
+    final CircuitBreaker breaker;
+    private final String scheme;
+    private final String host;
+    private final int port;
+    private volatile CircuitBreaker.State lastSeen = CircuitBreaker.State.CLOSED;
+    private volatile long openedAtMillis = -1;
+
+    Target(CircuitBreaker breaker, String scheme, String host, int port) {
+      this.breaker = breaker;
+      this.scheme = scheme;
+      this.host = host;
+      this.port = port;
+    }
+
+    boolean matches(HttpUrl url) {
+      return port == url.port() && host.equals(url.host()) && scheme.equals(url.scheme());
+    }
+
+    /** Notes the breaker's state after the SDK recorded a call or was rejected. */
+    void observe() {
+      CircuitBreaker.State now = breaker.getState();
+      boolean open = now == CircuitBreaker.State.OPEN || now == CircuitBreaker.State.FORCED_OPEN;
+      if (open && (lastSeen != now || openedAtMillis < 0)) {
+        openedAtMillis = System.currentTimeMillis();
+      }
+      lastSeen = now;
+    }
+
+    /**
+     * Estimated time until an open breaker lets a probe through: its configured wait, counted from
+     * when the SDK first saw it open (the full wait when it opened unseen, e.g. by another client).
+     */
+    Duration waitLeft() {
+      observe();
+      Long waitMillis = breaker.getCircuitBreakerConfig().getWaitIntervalFunctionInOpenState().apply(1);
+      long wait = waitMillis == null ? 0 : waitMillis;
+      long left = openedAtMillis < 0 ? wait : openedAtMillis + wait - System.currentTimeMillis();
+      return Duration.ofMillis(Math.max(0, left));
+    }
+  }
 
   private TargetCircuitBreakers(CircuitBreakerRegistry registry, CircuitBreaker single) {
     this.registry = registry;
-    this.single = single;
-    if (single != null) {
-      watch(single);
-    }
+    this.single = single == null ? null : new Target(single, "", "", -1);
   }
 
   static TargetCircuitBreakers perTarget(CircuitBreakerRegistry registry) {
@@ -40,31 +84,17 @@ final class TargetCircuitBreakers {
     return url.scheme() + "://" + url.host() + ":" + url.port();
   }
 
-  CircuitBreaker forUrl(HttpUrl url) {
+  Target forUrl(HttpUrl url) {
     if (single != null) {
       return single;
     }
-    return byTarget.computeIfAbsent(targetName(url), name -> watch(registry.circuitBreaker(name)));
-  }
-
-  private CircuitBreaker watch(CircuitBreaker breaker) {
-    breaker.getEventPublisher().onStateTransition(e -> {
-      CircuitBreaker.State to = e.getStateTransition().getToState();
-      if (to == CircuitBreaker.State.OPEN || to == CircuitBreaker.State.FORCED_OPEN) {
-        openedAt.put(breaker, e.getCreationTime().toInstant());
-      }
-    });
-    return breaker;
-  }
-
-  /** Estimated time until an open breaker lets a probe through. */
-  Duration waitLeft(CircuitBreaker breaker, Instant now) {
-    Instant opened = openedAt.get(breaker);
-    if (opened == null) {
-      return Duration.ZERO;
+    Target t = last;
+    if (t != null && t.matches(url)) {
+      return t;
     }
-    Long waitMillis = breaker.getCircuitBreakerConfig().getWaitIntervalFunctionInOpenState().apply(1);
-    Duration left = Duration.between(now, opened.plusMillis(waitMillis == null ? 0 : waitMillis));
-    return left.isNegative() ? Duration.ZERO : left;
+    t = byTarget.computeIfAbsent(targetName(url),
+        name -> new Target(registry.circuitBreaker(name), url.scheme(), url.host(), url.port()));
+    last = t;
+    return t;
   }
 }
