@@ -7,7 +7,7 @@ import java.util.UUID;
  * When and how an operation's idempotency key is sent (IETF draft "The Idempotency-Key HTTP Header
  * Field", draft-ietf-httpapi-idempotency-key-header).
  *
- * <p>Every operation has exactly one key, chosen when the operation is created: the caller's
+ * <p>Every operation has exactly one key, fixed the first time it is read or sent: the caller's
  * ({@link Operation#idempotencyKey(String)}), or the request's own key header, or a new random UUID
  * version 4 ({@link UUID#randomUUID()}, drawn from {@link java.security.SecureRandom}). The same key
  * is sent on every attempt of that operation; a new operation gets a new key. The key names a

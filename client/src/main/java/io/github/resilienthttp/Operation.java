@@ -16,9 +16,10 @@ import okhttp3.Response;
  * carrying the same idempotency key.
  *
  * <p>Create one with {@link ResilientHttpClient#operation(Request)}, optionally adjust it, then
- * {@link #execute()} it once. The key is chosen when the operation is created and is readable at any
- * time with {@link #idempotencyKey()}; store it before executing if you may need to resume the intent
- * after a crash.
+ * {@link #execute()} it once. The key is readable at any time with {@link #idempotencyKey()} and is
+ * the same before, during and after execution (it is made on first use, so an operation whose key is
+ * neither sent nor read costs no random UUID); store it before executing if you may need to resume
+ * the intent after a crash.
  *
  * <p>Not thread-safe while being configured; {@link #execute()} may be called only once (from any
  * thread); the getters may be called from any thread at any time.
