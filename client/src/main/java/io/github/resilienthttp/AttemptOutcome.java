@@ -24,17 +24,33 @@ public final class AttemptOutcome {
   private final int attempt;
   private final boolean requestMayHaveReachedServer;
   private final boolean idempotent;
+  /** The running operation, whose key is made on first use; null for outcomes built by tests. */
+  private final OperationContext operation;
   private final String idempotencyKey;
   private final boolean idempotencyKeySent;
   private final TimeSource clock;
 
+  /** The outcome of an attempt of a running operation. */
   AttemptOutcome(
       Request request,
       Response response,
       IOException exception,
       int attempt,
       boolean requestMayHaveReachedServer,
+      OperationContext operation,
+      TimeSource clock) {
+    this(request, response, exception, attempt, requestMayHaveReachedServer, operation.idempotent,
+        operation, null, operation.keySent, clock);
+  }
+
+  private AttemptOutcome(
+      Request request,
+      Response response,
+      IOException exception,
+      int attempt,
+      boolean requestMayHaveReachedServer,
       boolean idempotent,
+      OperationContext operation,
       String idempotencyKey,
       boolean idempotencyKeySent,
       TimeSource clock) {
@@ -47,6 +63,7 @@ public final class AttemptOutcome {
     this.attempt = attempt;
     this.requestMayHaveReachedServer = requestMayHaveReachedServer;
     this.idempotent = idempotent;
+    this.operation = operation;
     this.idempotencyKey = idempotencyKey;
     this.idempotencyKeySent = idempotencyKeySent;
     this.clock = clock;
@@ -63,7 +80,7 @@ public final class AttemptOutcome {
   public static AttemptOutcome ofResponse(Response response, int attempt, boolean keySent) {
     Request request = response.request();
     return new AttemptOutcome(request, response, null, attempt, true,
-        keySent || isIdempotentMethod(request.method()), keySent ? "test-key" : null, keySent,
+        keySent || isIdempotentMethod(request.method()), null, keySent ? "test-key" : null, keySent,
         TimeSource.system());
   }
 
@@ -81,7 +98,7 @@ public final class AttemptOutcome {
       Request request, IOException exception, int attempt, boolean mayHaveReachedServer,
       boolean keySent) {
     return new AttemptOutcome(request, null, exception, attempt, mayHaveReachedServer,
-        keySent || isIdempotentMethod(request.method()), keySent ? "test-key" : null, keySent,
+        keySent || isIdempotentMethod(request.method()), null, keySent ? "test-key" : null, keySent,
         TimeSource.system());
   }
 
@@ -167,7 +184,7 @@ public final class AttemptOutcome {
    * @return the operation's idempotency key (sent or not)
    */
   public String idempotencyKey() {
-    return idempotencyKey;
+    return operation != null ? operation.key() : idempotencyKey;
   }
 
   /**

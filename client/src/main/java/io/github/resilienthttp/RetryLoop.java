@@ -129,12 +129,6 @@ final class RetryLoop {
     return new OperationInterruptedException(op.key(), op.keySent, op.attempts(), lastFailure);
   }
 
-  /** Canceled while waiting between attempts (or before the first). */
-  ResilientHttpException canceledWhileWaiting() {
-    releaseBreakerPermission();
-    return canceled(lastFailure);
-  }
-
   /**
    * Starts an attempt.
    *
@@ -185,7 +179,7 @@ final class RetryLoop {
       }
 
       AttemptOutcome outcome = new AttemptOutcome(request, response, failure, attempt,
-          state.mayHaveReachedServer(), op.idempotent, op.key(), op.keySent, client.timeSource());
+          state.mayHaveReachedServer(), op, client.timeSource());
       Decision decision;
       try {
         decision = classify(client.classifier(), outcome);
