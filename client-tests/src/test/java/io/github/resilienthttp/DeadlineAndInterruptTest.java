@@ -252,8 +252,9 @@ class DeadlineAndInterruptTest {
     // Every 50 ms wait fits until the last one would pass the deadline: stop between 650 and 700 ms.
     assertThat(elapsedMs).isBetween(600L, 2_500L);
     assertThat(op.attempts()).isGreaterThan(5);
-    assertThat(op.networkRequests()).isEqualTo(op.attempts());
-    // The last attempt may be cut by the deadline before the server has read all of it.
-    assertThat(server.getRequestCount()).isBetween(op.attempts() - 1, op.attempts());
+    // The last attempt may be cut by the deadline before it was written (a connect cut short) or
+    // before the server had read all of it; every earlier one reached the server.
+    assertThat(op.networkRequests()).isBetween(op.attempts() - 1, op.attempts());
+    assertThat(server.getRequestCount()).isBetween(op.attempts() - 1, op.networkRequests());
   }
 }
