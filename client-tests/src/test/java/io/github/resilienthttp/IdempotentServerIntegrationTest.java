@@ -149,6 +149,95 @@ class IdempotentServerIntegrationTest {
   }
 
   @Test
+  void aNotSentFailureAfterAnAttemptThatReachedTheServerIsStillOutcomeUnknown() throws Exception {
+    server.script(Fault.processThenDrop());
+    AtomicInteger calls = new AtomicInteger();
+    // From the second attempt on, every connection fails before anything is written.
+    OkHttpClient refusing = okHttp.newBuilder().addInterceptor(chain -> {
+      if (calls.incrementAndGet() > 1) {
+        throw new java.net.ConnectException("refused");
+      }
+      return chain.proceed(chain.request());
+    }).build();
+    ResilientHttpClient client = ResilientHttpClient.wrap(refusing).timeSource(time)
+        .retryBudget(RetryBudget.unlimited()).noCircuitBreaker()
+        .retryPolicy(RetryPolicy.builder().maxAttempts(3).backoff(Backoff.none()).build()).build();
+    Operation op = client.operation(charge("order-d1"));
+    assertThatThrownBy(op::execute).isInstanceOfSatisfying(OutcomeUnknownException.class, e -> {
+      assertThat(e.reason()).isEqualTo("attempts-exhausted");
+      assertThat(e.attempts()).isEqualTo(3);
+      assertThat(e.idempotencyKey()).isEqualTo(op.idempotencyKey());
+    });
+    assertThat(server.effectCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aBreakerOpeningAfterAnAttemptThatReachedTheServerReportsOutcomeUnknown() throws Exception {
+    server.script(Fault.processThenDrop());
+    io.github.resilience4j.circuitbreaker.CircuitBreaker breaker =
+        io.github.resilience4j.circuitbreaker.CircuitBreaker.of("one-strike",
+            io.github.resilience4j.circuitbreaker.CircuitBreakerConfig.custom()
+                .slidingWindowSize(1).minimumNumberOfCalls(1).failureRateThreshold(50)
+                .waitDurationInOpenState(Duration.ofMinutes(1)).build());
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).timeSource(time)
+        .retryBudget(RetryBudget.unlimited()).circuitBreaker(breaker)
+        .retryPolicy(RetryPolicy.builder().maxAttempts(3).backoff(Backoff.none()).build()).build();
+    Operation op = client.operation(charge("order-d1b"));
+    assertThatThrownBy(op::execute).isInstanceOfSatisfying(OutcomeUnknownException.class, e -> {
+      assertThat(e.reason()).isEqualTo("circuit-breaker-open");
+      assertThat(e.getSuppressed()).singleElement().isInstanceOf(CircuitBreakerOpenException.class);
+    });
+    assertThat(server.effectCount()).isEqualTo(1);
+    assertThat(server.requestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aStructuredStringKeyOnTheRequestResumesAsTheSameKey() throws Exception {
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).timeSource(time)
+        .idempotencyKeys(IdempotencyKeyPolicy.builder()
+            .format(IdempotencyKeyPolicy.Format.STRUCTURED_STRING).build()).build();
+    Operation first = client.operation(charge("order-sf").newBuilder()
+        .header("Idempotency-Key", "\"abc\"").build());
+    assertThat(first.idempotencyKey()).isEqualTo("abc");
+    first.execute().close();
+    client.operation(charge("order-sf")).idempotencyKey(first.idempotencyKey()).execute().close();
+    assertThat(server.keysSeen()).containsExactly("\"abc\"", "\"abc\"");
+    assertThat(server.effectCount()).isEqualTo(1);
+    assertThat(server.replayCount()).isEqualTo(1);
+  }
+
+  @Test
+  void cancelAfterExecuteReturnedLeavesTheBodyReadable() throws Exception {
+    server.script(Fault.throttleBody(2048, Duration.ofMillis(10)));
+    Operation op = client(3).operation(charge("order-read"));
+    try (Response r = op.execute()) {
+      op.cancel();
+      assertThat(r.body().string()).contains("\"effect\":1");
+    }
+  }
+
+  @Test
+  void aListenerThrowingAnErrorBreaksNeitherTheOperationNorThePool() throws Exception {
+    server.script(Fault.status(503));
+    ResilientHttpClient client = client(3).newBuilder().addListener(new OperationListener() {
+      @Override
+      public void attemptEnded(OperationInfo operation, int attempt, int statusCode,
+          IOException failure, Decision decision, Duration duration) {
+        throw new AssertionError("a test listener failing");
+      }
+    }).build();
+    try (Response r = client.operation(charge("order-listener")).execute()) {
+      assertThat(r.code()).isEqualTo(201);
+    }
+    try (Response r = client.operation(charge("order-listener-2")).executeAsync()
+        .get(10, java.util.concurrent.TimeUnit.SECONDS)) {
+      assertThat(r.code()).isEqualTo(201);
+    }
+    assertThat(okHttp.connectionPool().connectionCount())
+        .isEqualTo(okHttp.connectionPool().idleConnectionCount());
+  }
+
+  @Test
   void keyReusedWithAnotherPayloadIsPermanent() throws Exception {
     ResilientHttpClient client = client(3);
     Operation op = client.operation(charge("order-1"));

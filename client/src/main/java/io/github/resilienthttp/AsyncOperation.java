@@ -121,6 +121,10 @@ final class AsyncOperation {
     } catch (IOException | RuntimeException e) {
       fail(e, Runnable::run);
       return;
+    } catch (Error e) {
+      // The future must still complete, or its caller waits for ever.
+      fail(e, Runnable::run);
+      throw e;
     } finally {
       loop.releaseBreakerPermission();
       if (heldPermit != null) {

@@ -36,7 +36,7 @@ final class IdempotencyKeyInterceptor implements Interceptor {
       return Operation.newContext(client, request, null, false, null, true);
     }
     IdempotencyKeyPolicy policy = client.idempotencyKeyPolicy();
-    String header = request.header(policy.headerName());
+    String header = policy.keyFromHeader(request.header(policy.headerName()));
     String callerKey = options == null ? null : options.idempotencyKey();
     if (header != null && callerKey != null && !header.equals(callerKey)) {
       throw new IllegalArgumentException("the request carries " + policy.headerName()

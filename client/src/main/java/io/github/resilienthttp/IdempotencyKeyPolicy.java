@@ -132,6 +132,33 @@ public final class IdempotencyKeyPolicy {
   }
 
   /**
+   * The key carried by a key header the caller put on a request: the header value itself, or, in
+   * {@link Format#STRUCTURED_STRING} format, the string inside the quotes (with escaped quotes and
+   * backslashes unescaped), so that {@link #headerValue(String)} gives the same header back.
+   *
+   * @param headerValue the header's value, may be {@code null}
+   * @return the key, or {@code null} when {@code headerValue} is {@code null}
+   */
+  public String keyFromHeader(String headerValue) {
+    if (headerValue == null || format != Format.STRUCTURED_STRING) {
+      return headerValue;
+    }
+    int n = headerValue.length();
+    if (n < 2 || headerValue.charAt(0) != '"' || headerValue.charAt(n - 1) != '"') {
+      return headerValue;
+    }
+    StringBuilder key = new StringBuilder(n - 2);
+    for (int i = 1; i < n - 1; i++) {
+      char c = headerValue.charAt(i);
+      if (c == '\\' && i + 1 < n - 1) {
+        c = headerValue.charAt(++i);
+      }
+      key.append(c);
+    }
+    return key.toString();
+  }
+
+  /**
    * A new random key: a UUID version 4 from {@link java.security.SecureRandom}.
    *
    * @return a new key
@@ -166,13 +193,17 @@ public final class IdempotencyKeyPolicy {
   }
 
   /**
-   * The first 8 characters of a key: enough to correlate logs, too little to reuse the key.
+   * The start of a key, for logs: its first 8 characters, and never more than half of it, so that a
+   * short key is not logged whole either. Enough to correlate logs, too little to reuse the key.
    *
    * @param key a key
-   * @return the key's first 8 characters (the whole key when shorter)
+   * @return at most 8 characters and at most half of the key
    */
   public static String shorten(String key) {
-    return key == null ? "null" : key.length() <= 8 ? key : key.substring(0, 8);
+    if (key == null) {
+      return "null";
+    }
+    return key.substring(0, Math.min(8, key.length() / 2));
   }
 
   @Override
@@ -225,18 +256,29 @@ public final class IdempotencyKeyPolicy {
      * Builds the policy.
      *
      * @return the policy
-     * @throws IllegalArgumentException when the header name is empty or not an HTTP token (RFC 9110
-     *     §5.6.2)
+     * @throws IllegalArgumentException when the header name is empty, not an HTTP token (RFC 9110
+     *     §5.6.2), or a header with its own meaning (Authorization, Content-Length, Host, ...)
      */
     public IdempotencyKeyPolicy build() {
       if (headerName.isEmpty() || !isToken(headerName)) {
         throw new IllegalArgumentException(
             "headerName must be an HTTP token (RFC 9110 §5.6.2) but was '" + headerName + "'");
       }
+      for (String reserved : RESERVED_HEADERS) {
+        if (reserved.equalsIgnoreCase(headerName)) {
+          throw new IllegalArgumentException("headerName must not be a header with its own meaning"
+              + " in HTTP (" + String.join(", ", RESERVED_HEADERS) + ") but was '" + headerName + "'");
+        }
+      }
       return new IdempotencyKeyPolicy(this);
     }
 
-    private static boolean isToken(String s) {
+    /** Headers that carry framing, routing or credentials: never a key's header. */
+    private static final java.util.List<String> RESERVED_HEADERS = java.util.List.of(
+        "Authorization", "Connection", "Content-Length", "Content-Type", "Cookie", "Expect", "Host",
+        "Proxy-Authorization", "TE", "Transfer-Encoding", "Upgrade");
+
+    static boolean isToken(String s) {
       for (int i = 0; i < s.length(); i++) {
         char c = s.charAt(i);
         boolean ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')

@@ -7,8 +7,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Calls every registered {@link OperationListener}, shielding the operation from listener bugs: a
- * listener's {@link RuntimeException} is logged and ignored. Not API.
+ * Calls every registered {@link OperationListener}, shielding the operation from listener bugs:
+ * whatever a listener throws, except a {@link VirtualMachineError}, is logged and ignored. Not API.
  */
 final class Listeners {
   private static final Logger log = LoggerFactory.getLogger(Listeners.class);
@@ -31,7 +31,9 @@ final class Listeners {
     for (OperationListener l : listeners) {
       try {
         event.send(l);
-      } catch (RuntimeException e) {
+      } catch (VirtualMachineError e) {
+        throw e;
+      } catch (Throwable e) { // a listener bug of any kind (an AssertionError in a test, say)
         log.warn("listener {} threw from {}; ignored", l, name, e);
       }
     }

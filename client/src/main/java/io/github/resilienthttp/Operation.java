@@ -40,7 +40,8 @@ public final class Operation {
   Operation(ResilientHttpClient client, Request request) {
     this.client = client;
     this.request = request;
-    String header = request.header(client.idempotencyKeyPolicy().headerName());
+    IdempotencyKeyPolicy policy = client.idempotencyKeyPolicy();
+    String header = policy.keyFromHeader(request.header(policy.headerName()));
     if (header != null) {
       this.key = IdempotencyKeyPolicy.validateKey(header);
       this.keyFromCaller = true;
@@ -58,10 +59,11 @@ public final class Operation {
    *     different key in its key header
    * @throws IllegalStateException after {@link #execute()}
    */
-  public Operation idempotencyKey(String key) {
+  public synchronized Operation idempotencyKey(String key) {
     checkNotExecuted();
     IdempotencyKeyPolicy.validateKey(key);
-    String header = request.header(client.idempotencyKeyPolicy().headerName());
+    IdempotencyKeyPolicy policy = client.idempotencyKeyPolicy();
+    String header = policy.keyFromHeader(request.header(policy.headerName()));
     if (header != null && !header.equals(key)) {
       throw new IllegalArgumentException("the request already carries "
           + client.idempotencyKeyPolicy().headerName() + " with a different key");
@@ -239,11 +241,17 @@ public final class Operation {
    * Cancels the operation: the in-flight attempt's call is cancelled, no further attempt starts, and
    * an async operation's future completes as cancelled. A blocking {@link #execute()} that is waiting
    * between attempts stops before its next attempt and throws {@link ResilientHttpException} with
-   * reason {@code canceled}. Has no effect on an operation that has already ended. Thread-safe.
+   * reason {@code canceled}. Has no effect on an operation that has already ended (a returned
+   * response's body stays readable). A blocking {@code execute()} waiting between attempts finishes
+   * that wait first. Thread-safe.
    */
   public void cancel() {
-    cancelRequested = true;
     OperationContext op = context;
+    if (op != null && op.isEnded()) {
+      // The caller may be reading the returned response's body: leave its call alone.
+      return;
+    }
+    cancelRequested = true;
     if (op != null) {
       op.cancel();
     }

@@ -26,6 +26,7 @@ final class OperationContext {
   /** True for plain OkHttp calls that opted out with {@link OperationOptions#passThrough()}. */
   final boolean passThrough;
   private volatile boolean canceled;
+  private volatile boolean ended;
   /**
    * The attempt in flight: attempts of one operation never overlap, so the network layer finds the
    * attempt's state here instead of in a per-attempt copy of the request.
@@ -70,6 +71,15 @@ final class OperationContext {
 
   boolean isCanceled() {
     return canceled;
+  }
+
+  /** Marks the operation as ended: from now on, cancelling it changes nothing. */
+  void end() {
+    ended = true;
+  }
+
+  boolean isEnded() {
+    return ended;
   }
 
   @SuppressWarnings("NonAtomicOperationOnVolatileField") // single writer, see above

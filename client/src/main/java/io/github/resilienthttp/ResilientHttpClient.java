@@ -512,8 +512,9 @@ public final class ResilientHttpClient {
      * @throws IllegalArgumentException when the replay header name is empty
      */
     public ResilientHttpClient build() {
-      if (replayHeader.isBlank()) {
-        throw new IllegalArgumentException("replayHeader must not be blank but was '" + replayHeader + "'");
+      if (replayHeader.isEmpty() || !IdempotencyKeyPolicy.Builder.isToken(replayHeader)) {
+        throw new IllegalArgumentException("replayHeader must be an HTTP token (RFC 9110 §5.6.2)"
+            + " but was '" + replayHeader + "'");
       }
       return new ResilientHttpClient(this);
     }

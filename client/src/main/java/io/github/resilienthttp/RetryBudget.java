@@ -25,7 +25,7 @@ import java.util.Objects;
  * <caption>Settings of {@link #tokenBucketBuilder()}</caption>
  * <tr><th>setting</th><th>default</th><th>range</th></tr>
  * <tr><td>{@link TokenBucketBuilder#retryRatio(double) retryRatio}: tokens deposited by every first
- *     attempt, i.e. retries allowed per first attempt</td><td>0.1</td><td>(0, 1000]</td></tr>
+ *     attempt, i.e. retries allowed per first attempt</td><td>0.1</td><td>[1e-9, 1000]</td></tr>
  * <tr><td>{@link TokenBucketBuilder#minRetriesPerSecond(int) minRetriesPerSecond}: tokens deposited
  *     per second of time, so that a quiet client can still retry</td><td>3</td><td>0..10000</td></tr>
  * <tr><td>{@link TokenBucketBuilder#maxTokens(int) maxTokens}: the bucket's capacity, i.e. the
@@ -237,9 +237,10 @@ public interface RetryBudget {
      * @throws IllegalArgumentException naming the field and the value when a setting is out of range
      */
     public RetryBudget build() {
-      if (!(retryRatio > 0 && retryRatio <= MAX_RETRY_RATIO)) { // rejects NaN too
+      // Tokens are kept to 9 decimal places: a smaller ratio would silently be 0.
+      if (!(retryRatio >= 1e-9 && retryRatio <= MAX_RETRY_RATIO)) { // rejects NaN too
         throw new IllegalArgumentException(
-            "retryRatio must be in (0, 1000] but was " + retryRatio);
+            "retryRatio must be in [1e-9, 1000] but was " + retryRatio);
       }
       checkRange("minRetriesPerSecond", minRetriesPerSecond, 0, MAX_MIN_RETRIES_PER_SECOND);
       int capacity = maxTokensSet ? maxTokens : Math.max(10, 10 * minRetriesPerSecond);

@@ -36,6 +36,8 @@ final class RetryLoop {
   private final CircuitBreaker breaker;
   private IOException lastFailure;
   private int lastStatus = -1;
+  /** Whether any attempt so far may have reached the server (not only the last one). */
+  private boolean anyMayHaveReachedServer;
 
   private int attempt;
   private AttemptState state;
@@ -92,8 +94,9 @@ final class RetryLoop {
     if (breaker != null) {
       if (!breaker.tryAcquirePermission()) {
         client.listeners().circuitBreakerRejected(op, breaker.getName(), next);
-        throw new CircuitBreakerOpenException(op.key(), op.keySent, next - 1, breaker.getName(),
-            target.waitLeft(), lastFailure != null ? lastFailure : lastStatusNote(lastStatus));
+        throw unknownIfEarlierAttemptReached(new CircuitBreakerOpenException(op.key(), op.keySent,
+            next - 1, breaker.getName(), target.waitLeft(),
+            lastFailure != null ? lastFailure : lastStatusNote(lastStatus)));
       }
       breakerPermission = true;
     }
@@ -115,7 +118,7 @@ final class RetryLoop {
     if (cutByDeadline) {
       return deadlineExceeded("deadline passed while waiting for a bulkhead permit", full);
     }
-    return full;
+    return unknownIfEarlierAttemptReached(full);
   }
 
   /** How long an attempt may wait for a bulkhead permit: stops just before the deadline. */
@@ -178,17 +181,19 @@ final class RetryLoop {
         throw deadlineExceeded("deadline passed during attempt " + attempt, failure);
       }
 
+      anyMayHaveReachedServer |= state.mayHaveReachedServer();
       AttemptOutcome outcome = new AttemptOutcome(request, response, failure, attempt,
           state.mayHaveReachedServer(), op, client.timeSource());
       Decision decision;
       try {
         decision = classify(client.classifier(), outcome);
+        record(decision, response, failure);
+        report(decision, response, failure);
       } catch (RuntimeException | Error e) {
+        // A classifier bug (or an Error): the response is not returned, so it is closed here.
         closeQuietly(response);
         throw e;
       }
-      record(decision, response, failure);
-      report(decision, response, failure);
       return decide(decision, response, failure);
     } finally {
       releaseBreakerPermission();
@@ -268,8 +273,8 @@ final class RetryLoop {
       if (response != null) {
         return new Step(response, null);
       }
-      throw new CircuitBreakerOpenException(op.key(), op.keySent, attempt, breaker.getName(),
-          target.waitLeft(), failure);
+      throw unknownIfEarlierAttemptReached(new CircuitBreakerOpenException(op.key(), op.keySent,
+          attempt, breaker.getName(), target.waitLeft(), failure));
     }
     // The token is taken before the wait, so operations waiting in backoff cannot overshoot.
     if (!client.retryBudget().tryAcquireRetry()) {
@@ -278,8 +283,9 @@ final class RetryLoop {
       if (response != null) {
         return new Step(response, null);
       }
-      throw new RetryBudgetExhaustedException("retry budget exhausted; not retrying after "
-          + decision, op.key(), op.keySent, attempt, RetryBudgetExhaustedException.REASON, failure);
+      throw unknownIfEarlierAttemptReached(new RetryBudgetExhaustedException(
+          "retry budget exhausted; not retrying after " + decision, op.key(), op.keySent, attempt,
+          RetryBudgetExhaustedException.REASON, failure));
     }
 
     lastStatus = response != null ? response.code() : -1;
@@ -377,6 +383,7 @@ final class RetryLoop {
 
   /** Reports the end of the operation to listeners and the log. */
   void ended(Response response, Throwable failure) {
+    op.end();
     String reason = failure instanceof OperationFailure f ? f.reason()
         : failure != null ? "failed" : op.lastReason;
     OperationResult.Outcome outcome = outcomeOf(response, failure);
@@ -438,7 +445,7 @@ final class RetryLoop {
     if (response != null) {
       return new Step(response, null);
     }
-    if (state.mayHaveReachedServer()) {
+    if (anyMayHaveReachedServer) {
       throw outcomeUnknown(why, message + "; last: " + decision, null, failure);
     }
     throw new RetriesExhaustedException(message + "; last: " + decision, op.key(), op.keySent,
@@ -451,6 +458,25 @@ final class RetryLoop {
     return new OutcomeUnknownException(
         "outcome unknown" + (status > 0 ? " (status " + status + ")" : "") + ": " + message,
         op.key(), op.keySent, attempt, reason, status, failure);
+  }
+
+  /**
+   * A rejection (breaker, budget, bulkhead) after an attempt that may have reached the server does
+   * not mean "nothing happened": the operation's outcome is unknown. The caller then gets
+   * {@link OutcomeUnknownException} with the rejection's reason, the rejection attached as
+   * suppressed, so that nobody retries with a new key what may already have been done.
+   */
+  private IOException unknownIfEarlierAttemptReached(ResilientHttpException rejection) {
+    if (!anyMayHaveReachedServer) {
+      return rejection;
+    }
+    Throwable cause = rejection.getCause() instanceof IOException ? rejection.getCause() : lastFailure;
+    OutcomeUnknownException unknown = new OutcomeUnknownException("outcome unknown: an earlier"
+        + " attempt may have reached the server, and then " + rejection.reason() + " stopped the"
+        + " operation; query the server or resume with the same key", op.key(), op.keySent,
+        op.attempts(), rejection.reason(), lastStatus, cause);
+    unknown.addSuppressed(rejection);
+    return unknown;
   }
 
   DeadlineExceededException deadlineExceeded(String message, IOException cause) {

@@ -76,6 +76,29 @@ class IdempotencyKeyPolicyTest {
   @Test
   void shortenKeepsEightCharacters() {
     assertThat(IdempotencyKeyPolicy.shorten("0123456789abcdef")).isEqualTo("01234567");
-    assertThat(IdempotencyKeyPolicy.shorten("abc")).isEqualTo("abc");
+    // A short key is never logged whole: at most half of it.
+    assertThat(IdempotencyKeyPolicy.shorten("abc")).isEqualTo("a");
+    assertThat(IdempotencyKeyPolicy.shorten("order-42")).isEqualTo("orde");
+  }
+
+  @Test
+  void reservedHeadersCannotCarryTheKey() {
+    for (String name : new String[] {"Authorization", "content-length", "Host", "Cookie"}) {
+      assertThatThrownBy(() -> IdempotencyKeyPolicy.builder().headerName(name).build())
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("headerName").hasMessageContaining("'" + name + "'");
+    }
+  }
+
+  @Test
+  void aStructuredStringHeaderCarriesTheKeyInsideTheQuotes() {
+    IdempotencyKeyPolicy sf = IdempotencyKeyPolicy.builder()
+        .format(IdempotencyKeyPolicy.Format.STRUCTURED_STRING).build();
+    assertThat(sf.keyFromHeader("\"abc\"")).isEqualTo("abc");
+    assertThat(sf.keyFromHeader("\"a\\\"b\\\\c\"")).isEqualTo("a\"b\\c");
+    assertThat(sf.headerValue(sf.keyFromHeader("\"a\\\"b\"")))
+        .isEqualTo("\"a\\\"b\"");
+    assertThat(sf.keyFromHeader("bare")).isEqualTo("bare");
+    assertThat(IdempotencyKeyPolicy.defaults().keyFromHeader("\"abc\"")).isEqualTo("\"abc\"");
   }
 }
