@@ -6,8 +6,10 @@ import java.util.Objects;
 /**
  * The target's circuit breaker is open (or half-open with every probe already taken), so the attempt
  * was rejected before any byte was sent. Thrown for a first attempt, or when the breaker opened
- * between attempts and no response is left to return (the {@link #getCause() cause} is then the last
- * attempt's failure).
+ * between attempts, no response is left to return and no earlier attempt may have reached the server
+ * (the {@link #getCause() cause} is then the last attempt's failure); after an attempt that may have
+ * reached the server, the caller gets {@link OutcomeUnknownException} with this exception attached as
+ * suppressed instead.
  *
  * <p>{@link #waitLeft()} estimates how long the breaker stays open: from the time it opened and its
  * configured wait in the open state. Callers should fail fast and not retry in a loop.
