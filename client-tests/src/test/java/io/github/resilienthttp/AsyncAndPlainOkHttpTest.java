@@ -201,7 +201,8 @@ class AsyncAndPlainOkHttpTest {
     assertThatThrownBy(() -> future.get(5, TimeUnit.SECONDS)).cause()
         .isInstanceOf(DeadlineExceededException.class);
     assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isBetween(380L, 2_000L);
-    assertThat(server.requestCount()).isEqualTo(3);
+    // Attempts at about 0, 200 and 400 ms; a slow machine may fit only two before the deadline.
+    assertThat(server.requestCount()).isBetween(2, 3);
     assertThat(server.effectCount()).isEqualTo(1);
   }
 

@@ -94,11 +94,15 @@ class FaultMatrixTest {
   private static final String KEY_HEADER = "Idempotency-Key";
   private static final String REPLAY_HEADER = "Idempotent-Replayed";
   private static final Duration BACKOFF = Duration.ofMillis(10);
-  private static final Duration ATTEMPT_TIMEOUT = Duration.ofMillis(300);
+  /** Generous, so that a loaded CI machine does not turn a connect into a timeout. */
+  private static final Duration ATTEMPT_TIMEOUT = Duration.ofMillis(1_000);
   /** Longer than the attempt timeout; processing happens before the delay. */
-  private static final Duration HEADERS_DELAY = Duration.ofMillis(1_200);
-  /** Real time: OkHttp's call timeout, which also bounds reading the body. */
-  private static final Duration SLOW_BODY_DEADLINE = Duration.ofMillis(400);
+  private static final Duration HEADERS_DELAY = Duration.ofMillis(2_500);
+  /**
+   * Real time: OkHttp's call timeout, which also bounds reading the body. Long enough for the
+   * headers to arrive on a loaded machine, far shorter than the throttled body (about 5 s).
+   */
+  private static final Duration SLOW_BODY_DEADLINE = Duration.ofMillis(1_500);
   private static final Duration DEADLINE = Duration.ofSeconds(10);
   private static final Duration NO_WAIT = null;
 

@@ -44,8 +44,11 @@ import okhttp3.Response;
  * <ol>
  *   <li>a plain retry loop on OkHttp: {@value #MAX_ATTEMPTS} attempts, the same backoff, no budget,
  *       no breaker;
- *   <li>the SDK with its defaults: the default retry budget and a per-target circuit breaker from
- *       {@code CircuitBreakerRegistry.ofDefaults()} (resilience4j's defaults: 60 s open);
+ *   <li>the SDK with its defaults: the default retry budget and a per-target circuit breaker with
+ *       {@code ResilientHttpClient.defaultCircuitBreakerConfig()} (20 attempts, 5 s open);
+ *   <li>the SDK with the default budget and resilience4j's own default breaker
+ *       ({@code CircuitBreakerRegistry.ofDefaults()}: 100 calls, 60 s open), which shows why the SDK
+ *       does not use it by default;
  *   <li>the SDK with the default budget and no breaker, which isolates the budget;
  *   <li>the SDK with the default budget and a breaker configured for a short open state (2 s).
  * </ol>
@@ -56,7 +59,7 @@ import okhttp3.Response;
  *
  * <p>Reproducible as far as threads allow: the fault schedule is fixed, the jitter is seeded, and the
  * load is a fixed number of operations per tick; what varies between runs is thread scheduling.
- * Loopback only; about 50 s.
+ * Loopback only; about a minute.
  *
  * <pre>
  * mvn -B -ntp -q -pl examples -am package -DskipTests
@@ -134,8 +137,11 @@ public final class OutageSimulation {
 
     List<Scenario> scenarios = List.of(
         new Scenario("plain retry loop, no budget", OutageSimulation::plainLoop),
-        new Scenario("SDK defaults (budget + r4j default breaker)",
+        new Scenario("SDK defaults (budget + SDK breaker, 5 s open)",
             (ok, c) -> sdk(ResilientHttpClient.wrap(ok), c)),
+        new Scenario("SDK budget + r4j ofDefaults breaker (60 s)",
+            (ok, c) -> sdk(ResilientHttpClient.wrap(ok)
+                .circuitBreakerRegistry(CircuitBreakerRegistry.ofDefaults()), c)),
         new Scenario("SDK default budget, no breaker",
             (ok, c) -> sdk(ResilientHttpClient.wrap(ok).noCircuitBreaker(), c)),
         new Scenario("SDK default budget + breaker (2 s open)",
