@@ -238,6 +238,41 @@ class IdempotentServerIntegrationTest {
   }
 
   @Test
+  void theDefaultBreakerIgnoresPartialFailureAndOpensInAnOutage() throws Exception {
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).timeSource(time)
+        .retryBudget(RetryBudget.unlimited())
+        .retryPolicy(RetryPolicy.builder().maxAttempts(3).backoff(Backoff.none()).build()).build();
+    io.github.resilience4j.circuitbreaker.CircuitBreaker breaker =
+        client.circuitBreakerFor(server.url("/")).orElseThrow();
+    assertThat(breaker.getCircuitBreakerConfig().getFailureRateThreshold()).isEqualTo(80f);
+    assertThat(breaker.getCircuitBreakerConfig().getSlidingWindowSize()).isEqualTo(50);
+
+    // A steady 20 % of 503s: retries absorb them, and the breaker stays closed.
+    server.randomFaults(11, FaultMix.builder().status503(0.2).build());
+    for (int i = 0; i < 400; i++) {
+      try (Response r = client.operation(charge("partial-" + i)).execute()) {
+        assertThat(r.code()).isIn(201, 503);
+      }
+    }
+    assertThat(breaker.getState()).isEqualTo(io.github.resilience4j.circuitbreaker.CircuitBreaker.State.CLOSED);
+
+    // A total outage: it opens after its window, and then nothing more is sent.
+    server.reset();
+    server.randomFaults(12, FaultMix.builder().status503(1.0).build());
+    int rejected = 0;
+    for (int i = 0; i < 40; i++) {
+      try (Response r = client.operation(charge("outage-" + i)).execute()) {
+        assertThat(r.code()).isEqualTo(503);
+      } catch (CircuitBreakerOpenException e) {
+        rejected++;
+      }
+    }
+    assertThat(breaker.getState()).isEqualTo(io.github.resilience4j.circuitbreaker.CircuitBreaker.State.OPEN);
+    assertThat(rejected).isGreaterThan(0);
+    assertThat(server.requestCount()).isLessThanOrEqualTo(50);
+  }
+
+  @Test
   void keyReusedWithAnotherPayloadIsPermanent() throws Exception {
     ResilientHttpClient client = client(3);
     Operation op = client.operation(charge("order-1"));

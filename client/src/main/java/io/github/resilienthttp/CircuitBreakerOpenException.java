@@ -6,9 +6,9 @@ import java.util.Objects;
 /**
  * The target's circuit breaker is open (or half-open with every probe already taken), so the attempt
  * was rejected before any byte was sent. Thrown for a first attempt, or when the breaker opened
- * between attempts, no response is left to return and no earlier attempt may have reached the server
- * (the {@link #getCause() cause} is then the last attempt's failure); after an attempt that may have
- * reached the server, the caller gets {@link OutcomeUnknownException} with this exception attached as
+ * between attempts, no response is left to return and no earlier attempt had an unknown outcome
+ * (the {@link #getCause() cause} is then the last attempt's failure); after an attempt whose outcome
+ * was unknown, the caller gets {@link OutcomeUnknownException} with this exception attached as
  * suppressed instead.
  *
  * <p>{@link #waitLeft()} estimates how long the breaker stays open: from the time it opened and its

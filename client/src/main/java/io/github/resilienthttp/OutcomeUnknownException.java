@@ -7,8 +7,8 @@ package io.github.resilienthttp;
  * the operation is not idempotent (its method is not, and no idempotency key was sent) or its body
  * cannot be sent again ({@link okhttp3.RequestBody#isOneShot()}).
  *
- * <p>Also thrown when an idempotent operation stops without a definite answer after an attempt that
- * may have reached the server: its attempts ran out, or the retry budget, the circuit breaker or the
+ * <p>Also thrown when an idempotent operation stops without a definite answer after an attempt whose
+ * outcome was unknown: its attempts ran out, or the retry budget, the circuit breaker or the
  * bulkhead refused the next attempt. {@link #reason()} then says which ({@code attempts-exhausted},
  * {@code retry-budget-exhausted}, {@code circuit-breaker-open}, {@code bulkhead-full}), and the
  * refusal is attached as a {@link #getSuppressed() suppressed} exception. A rejection alone would

@@ -157,20 +157,22 @@ public final class ResilientHttpClient {
   }
 
   /**
-   * The SDK's default circuit breaker settings, used when no registry or breaker is given:
-   * resilience4j's defaults with a shorter memory and a shorter open state, tuned for calls to one
-   * HTTP target. Failure rate threshold 50 % over the last 20 attempts (at least 20 recorded),
-   * open for 5 s, then 3 probes in half-open state. resilience4j's own defaults (100 calls, 60 s
-   * open) would keep a recovered service unused for up to a minute.
+   * The SDK's default circuit breaker settings, used when no registry or breaker is given: open when
+   * at least 80 % of the last 50 attempts failed (at least 50 recorded), stay open 5 s, then let 3
+   * probes through. The breaker is for persistent failure (an outage); partial failure is the retry
+   * loop's and the budget's job, so the threshold is high: a steady 20 % or even 50 % failure rate
+   * practically never opens it (at 50 %, 40 failures out of 50 is about a one-in-100,000 window),
+   * while a total outage opens it after 50 attempts. resilience4j's own defaults (50 % of 100 calls,
+   * 60 s open) would keep a recovered service unused for up to a minute.
    *
    * @return a new config with the SDK's defaults
    */
   public static CircuitBreakerConfig defaultCircuitBreakerConfig() {
     return CircuitBreakerConfig.custom()
         .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
-        .slidingWindowSize(20)
-        .minimumNumberOfCalls(20)
-        .failureRateThreshold(50)
+        .slidingWindowSize(50)
+        .minimumNumberOfCalls(50)
+        .failureRateThreshold(80)
         .waitDurationInOpenState(java.time.Duration.ofSeconds(5))
         .permittedNumberOfCallsInHalfOpenState(3)
         .build();

@@ -2,9 +2,9 @@ package io.github.resilienthttp;
 
 /**
  * Every allowed attempt failed with an exception the classifier considered retryable, and no attempt
- * is left ({@link RetryPolicy#maxAttempts()}), and no attempt may have reached the server (each
- * failed to connect, resolve or handshake), so nothing happened. The {@link #getCause() cause} is the
- * last attempt's failure. When any attempt may have reached the server,
+ * is left ({@link RetryPolicy#maxAttempts()}), and no attempt had an unknown outcome (each failed to
+ * connect, resolve or handshake, or the server said it did not process it), so nothing happened. The
+ * {@link #getCause() cause} is the last attempt's failure. When any attempt's outcome was unknown,
  * {@link OutcomeUnknownException} is thrown instead.
  *
  * <p>When the last attempt got a response, the SDK returns that response rather than throwing.

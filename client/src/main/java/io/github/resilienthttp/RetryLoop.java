@@ -36,8 +36,11 @@ final class RetryLoop {
   private final CircuitBreaker breaker;
   private IOException lastFailure;
   private int lastStatus = -1;
-  /** Whether any attempt so far may have reached the server (not only the last one). */
-  private boolean anyMayHaveReachedServer;
+  /**
+   * Whether any attempt so far may have been processed by the server (not only the last one): its
+   * outcome was unknown. An answer such as 503 or 429 says the server did not process it.
+   */
+  private boolean anyMayHaveBeenProcessed;
 
   private int attempt;
   private AttemptState state;
@@ -181,12 +184,14 @@ final class RetryLoop {
         throw deadlineExceeded("deadline passed during attempt " + attempt, failure);
       }
 
-      anyMayHaveReachedServer |= state.mayHaveReachedServer();
       AttemptOutcome outcome = new AttemptOutcome(request, response, failure, attempt,
           state.mayHaveReachedServer(), op, client.timeSource());
       Decision decision;
       try {
         decision = classify(client.classifier(), outcome);
+        if (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT) {
+          anyMayHaveBeenProcessed = true;
+        }
         record(decision, response, failure);
         report(decision, response, failure);
       } catch (RuntimeException | Error e) {
@@ -445,7 +450,7 @@ final class RetryLoop {
     if (response != null) {
       return new Step(response, null);
     }
-    if (anyMayHaveReachedServer) {
+    if (anyMayHaveBeenProcessed) {
       throw outcomeUnknown(why, message + "; last: " + decision, null, failure);
     }
     throw new RetriesExhaustedException(message + "; last: " + decision, op.key(), op.keySent,
@@ -461,13 +466,13 @@ final class RetryLoop {
   }
 
   /**
-   * A rejection (breaker, budget, bulkhead) after an attempt that may have reached the server does
-   * not mean "nothing happened": the operation's outcome is unknown. The caller then gets
+   * A rejection (breaker, budget, bulkhead) after an attempt whose outcome was unknown does not mean
+   * "nothing happened": the operation's outcome is unknown. The caller then gets
    * {@link OutcomeUnknownException} with the rejection's reason, the rejection attached as
    * suppressed, so that nobody retries with a new key what may already have been done.
    */
   private IOException unknownIfEarlierAttemptReached(ResilientHttpException rejection) {
-    if (!anyMayHaveReachedServer) {
+    if (!anyMayHaveBeenProcessed) {
       return rejection;
     }
     Throwable cause = rejection.getCause() instanceof IOException ? rejection.getCause() : lastFailure;

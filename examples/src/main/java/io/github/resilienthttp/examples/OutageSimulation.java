@@ -45,7 +45,7 @@ import okhttp3.Response;
  *   <li>a plain retry loop on OkHttp: {@value #MAX_ATTEMPTS} attempts, the same backoff, no budget,
  *       no breaker;
  *   <li>the SDK with its defaults: the default retry budget and a per-target circuit breaker with
- *       {@code ResilientHttpClient.defaultCircuitBreakerConfig()} (20 attempts, 5 s open);
+ *       {@code ResilientHttpClient.defaultCircuitBreakerConfig()} (80 % of 50 attempts, 5 s open);
  *   <li>the SDK with the default budget and resilience4j's own default breaker
  *       ({@code CircuitBreakerRegistry.ofDefaults()}: 100 calls, 60 s open), which shows why the SDK
  *       does not use it by default;

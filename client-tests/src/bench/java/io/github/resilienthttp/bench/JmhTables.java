@@ -1,0 +1,344 @@
+package io.github.resilienthttp.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.commons.math3.distribution.TDistribution;
+
+/**
+ * Turns the JSON results of the {@code SuccessPath*Benchmark} run into the Markdown tables of
+ * BENCHMARKS.md, with ratios against raw OkHttp.
+ *
+ * <p>Error bars are 99.9 % confidence intervals (Student's t) over <em>iterations</em>, every fork's
+ * measurement iterations pooled. For throughput and allocation that is what JMH prints too. For
+ * sample mode JMH's own interval treats every sampled call as independent, which on a shared
+ * two-core machine understates the run-to-run variance by an order of magnitude; here the mean of
+ * each iteration is one observation instead. A ratio's interval combines the two relative
+ * half-widths in quadrature (first-order error propagation).
+ *
+ * <pre>
+ * java -cp client-tests/target/benchmarks.jar io.github.resilienthttp.bench.JmhTables jmh-result.json
+ * </pre>
+ */
+public final class JmhTables {
+  private static final String PACKAGE = "io.github.resilienthttp.bench.";
+  private static final Map<String, String> CALLERS = new LinkedHashMap<>();
+
+  static {
+    CALLERS.put("rawOkHttp", "OkHttp `newCall().execute()`");
+    CALLERS.put("sdkSync", "SDK `operation(req).execute()`");
+    CALLERS.put("sdkAsync", "SDK `operation(req).executeAsync().get()`");
+    CALLERS.put("failsafe", "Failsafe `FailsafeCall...execute()`");
+    CALLERS.put("resilience4j", "resilience4j `Retry.decorateCheckedSupplier`");
+    CALLERS.put("rawOkHttpWithCallTimeout", "(diagnostic) OkHttp + 30 s call timeout");
+    CALLERS.put("rawOkHttpAsync", "(diagnostic) OkHttp `enqueue` + future");
+  }
+
+  private JmhTables() {}
+
+  /** One benchmark's figures: a value with the half-width of its interval. */
+  record Estimate(double value, double error) {
+    Estimate ratioTo(Estimate base) {
+      double r = value / base.value;
+      double rel = Math.hypot(error / value, base.error / base.value);
+      return new Estimate(r, r * rel);
+    }
+  }
+
+  record Row(String method, String param, String unit, Estimate score, double p50, double p99,
+      double p99IterMin, double p99IterMax, Estimate alloc) {}
+
+  public static void main(String[] args) throws IOException {
+    Object json = new Json(Files.readString(Path.of(args[0]), StandardCharsets.UTF_8)).parse();
+    Map<String, List<Row>> byTable = new LinkedHashMap<>();
+    for (Object o : (List<?>) json) {
+      Map<?, ?> b = (Map<?, ?>) o;
+      String full = (String) b.get("benchmark");
+      String simple = full.substring(PACKAGE.length());
+      String cls = simple.substring(0, simple.indexOf('.'));
+      String method = simple.substring(simple.indexOf('.') + 1);
+      String param = String.valueOf(((Map<?, ?>) b.get("params")).get("method"));
+      Map<?, ?> primary = (Map<?, ?>) b.get("primaryMetric");
+      String mode = (String) b.get("mode");
+      Estimate score;
+      double p50 = Double.NaN;
+      double p99 = Double.NaN;
+      double p99Min = Double.NaN;
+      double p99Max = Double.NaN;
+      if ("sample".equals(mode)) {
+        List<double[]> iterations = histogramIterations(primary.get("rawDataHistogram"));
+        double[] means = new double[iterations.size()];
+        double[] p99s = new double[iterations.size()];
+        for (int i = 0; i < means.length; i++) {
+          means[i] = iterations.get(i)[0];
+          p99s[i] = iterations.get(i)[1];
+        }
+        score = estimate(means);
+        Map<?, ?> pct = (Map<?, ?>) primary.get("scorePercentiles");
+        p50 = num(pct.get("50.0"));
+        p99 = num(pct.get("99.0"));
+        p99Min = min(p99s);
+        p99Max = max(p99s);
+      } else {
+        score = estimate(flatten(primary.get("rawData")));
+      }
+      Map<?, ?> secondary = (Map<?, ?>) b.get("secondaryMetrics");
+      Map<?, ?> norm = secondary == null ? null : (Map<?, ?>) secondary.get("gc.alloc.rate.norm");
+      Estimate alloc = norm == null ? null : estimate(flatten(norm.get("rawData")));
+      byTable.computeIfAbsent(cls + " " + param, k -> new ArrayList<>()).add(new Row(method, param,
+          (String) primary.get("scoreUnit"), score, p50, p99, p99Min, p99Max, alloc));
+    }
+    byTable.entrySet().stream()
+        .sorted(Map.Entry.comparingByKey()) // Latency GET, Latency POST, Throughput GET, Throughput POST
+        .forEach(e -> print(e.getKey(), e.getValue()));
+  }
+
+  private static void print(String table, List<Row> rows) {
+    boolean latency = table.startsWith("SuccessPathLatency");
+    Row raw = rows.stream().filter(r -> r.method().equals("rawOkHttp")).findFirst().orElseThrow();
+    List<Row> ordered = new ArrayList<>();
+    for (String m : CALLERS.keySet()) {
+      rows.stream().filter(r -> r.method().equals(m)).findFirst().ifPresent(ordered::add);
+    }
+    System.out.println("#### " + table + " (" + (latency
+        ? "SampleTime, 1 thread" : "Throughput, 4 threads") + ")");
+    System.out.println();
+    if (latency) {
+      System.out.println("| caller | mean µs | mean / raw | p50 µs | p99 µs | p99 / raw | p99 range over"
+          + " iterations µs | alloc B/op | alloc − raw B/op |");
+      System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    } else {
+      System.out.println("| caller | ops/ms | ops/ms / raw | alloc B/op | alloc − raw B/op |");
+      System.out.println("|---|---:|---:|---:|---:|");
+    }
+    for (Row r : ordered) {
+      boolean isRaw = r == raw;
+      String ratio = isRaw ? "1" : fmt(r.score().ratioTo(raw.score()), 3);
+      String allocText = r.alloc() == null ? "-" : fmt(r.alloc(), 0);
+      String allocDiff = r.alloc() == null || isRaw ? "—" : diff(r.alloc(), raw.alloc());
+      if (latency) {
+        System.out.printf(Locale.ROOT, "| %s | %s | %s | %.1f | %.1f | %.2f | %.0f–%.0f | %s | %s |%n",
+            CALLERS.get(r.method()), fmt(r.score(), 1), ratio, r.p50(), r.p99(),
+            r.p99() / raw.p99(), r.p99IterMin(), r.p99IterMax(), allocText, allocDiff);
+      } else {
+        System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s |%n",
+            CALLERS.get(r.method()), fmt(r.score(), 2), ratio, allocText, allocDiff);
+      }
+    }
+    System.out.println();
+  }
+
+  private static String diff(Estimate a, Estimate base) {
+    return String.format(Locale.ROOT, "%+.0f ± %.0f", a.value() - base.value(),
+        Math.hypot(a.error(), base.error()));
+  }
+
+  private static String fmt(Estimate e, int decimals) {
+    return String.format(Locale.ROOT, "%." + decimals + "f ± %." + decimals + "f", e.value(), e.error());
+  }
+
+  /** Mean and 99.9 % t-interval half-width. */
+  static Estimate estimate(double[] xs) {
+    int n = xs.length;
+    double mean = 0;
+    for (double x : xs) {
+      mean += x;
+    }
+    mean /= n;
+    if (n < 2) {
+      return new Estimate(mean, Double.NaN);
+    }
+    double ss = 0;
+    for (double x : xs) {
+      ss += (x - mean) * (x - mean);
+    }
+    double sd = Math.sqrt(ss / (n - 1));
+    double t = new TDistribution(n - 1).inverseCumulativeProbability(1 - 0.001 / 2);
+    return new Estimate(mean, t * sd / Math.sqrt(n));
+  }
+
+  /** rawData: forks × iterations of numbers. */
+  private static double[] flatten(Object rawData) {
+    List<Double> out = new ArrayList<>();
+    for (Object fork : (List<?>) rawData) {
+      for (Object v : (List<?>) fork) {
+        out.add(num(v));
+      }
+    }
+    return out.stream().mapToDouble(Double::doubleValue).toArray();
+  }
+
+  /**
+   * rawDataHistogram: forks × iterations × [value, count] pairs. Returns, per iteration, its mean
+   * and its 99th percentile.
+   */
+  private static List<double[]> histogramIterations(Object histogram) {
+    List<double[]> out = new ArrayList<>();
+    for (Object fork : (List<?>) histogram) {
+      for (Object iteration : (List<?>) fork) {
+        List<double[]> pairs = new ArrayList<>();
+        double sum = 0;
+        long count = 0;
+        for (Object pair : (List<?>) iteration) {
+          List<?> p = (List<?>) pair;
+          double v = num(p.get(0));
+          long c = (long) num(p.get(1));
+          pairs.add(new double[] {v, c});
+          sum += v * c;
+          count += c;
+        }
+        pairs.sort((a, b) -> Double.compare(a[0], b[0]));
+        long rank = (long) Math.ceil(0.99 * count);
+        double p99 = Double.NaN;
+        long seen = 0;
+        for (double[] p : pairs) {
+          seen += (long) p[1];
+          if (seen >= rank) {
+            p99 = p[0];
+            break;
+          }
+        }
+        out.add(new double[] {sum / count, p99});
+      }
+    }
+    return out;
+  }
+
+  private static double num(Object o) {
+    return o instanceof Number n ? n.doubleValue() : Double.parseDouble(String.valueOf(o));
+  }
+
+  private static double min(double[] xs) {
+    double m = Double.POSITIVE_INFINITY;
+    for (double x : xs) {
+      m = Math.min(m, x);
+    }
+    return m;
+  }
+
+  private static double max(double[] xs) {
+    double m = Double.NEGATIVE_INFINITY;
+    for (double x : xs) {
+      m = Math.max(m, x);
+    }
+    return m;
+  }
+
+  /** Just enough JSON for JMH's result file: objects, arrays, strings, numbers, literals. */
+  static final class Json {
+    private final String s;
+    private int i;
+
+    Json(String s) {
+      this.s = s;
+    }
+
+    Object parse() {
+      skip();
+      char c = s.charAt(i);
+      if (c == '{') {
+        Map<String, Object> m = new LinkedHashMap<>();
+        i++;
+        skip();
+        if (s.charAt(i) == '}') {
+          i++;
+          return m;
+        }
+        while (true) {
+          skip();
+          String key = string();
+          skip();
+          expect(':');
+          m.put(key, parse());
+          skip();
+          if (s.charAt(i) == ',') {
+            i++;
+          } else {
+            expect('}');
+            return m;
+          }
+        }
+      }
+      if (c == '[') {
+        List<Object> l = new ArrayList<>();
+        i++;
+        skip();
+        if (s.charAt(i) == ']') {
+          i++;
+          return l;
+        }
+        while (true) {
+          l.add(parse());
+          skip();
+          if (s.charAt(i) == ',') {
+            i++;
+          } else {
+            expect(']');
+            return l;
+          }
+        }
+      }
+      if (c == '"') {
+        return string();
+      }
+      int start = i;
+      while (i < s.length() && ",}] \n\r\t".indexOf(s.charAt(i)) < 0) {
+        i++;
+      }
+      String token = s.substring(start, i);
+      switch (token) {
+        case "true":
+          return Boolean.TRUE;
+        case "false":
+          return Boolean.FALSE;
+        case "null":
+          return null;
+        default:
+          return token.equals("NaN") ? Double.NaN : Double.parseDouble(token);
+      }
+    }
+
+    private String string() {
+      expect('"');
+      StringBuilder sb = new StringBuilder();
+      while (s.charAt(i) != '"') {
+        char c = s.charAt(i++);
+        if (c == '\\') {
+          char e = s.charAt(i++);
+          switch (e) {
+            case 'n': sb.append('\n'); break;
+            case 't': sb.append('\t'); break;
+            case 'r': sb.append('\r'); break;
+            case 'b': sb.append('\b'); break;
+            case 'f': sb.append('\f'); break;
+            case 'u': sb.append((char) Integer.parseInt(s.substring(i, i + 4), 16)); i += 4; break;
+            default: sb.append(e);
+          }
+        } else {
+          sb.append(c);
+        }
+      }
+      i++;
+      return sb.toString();
+    }
+
+    private void expect(char c) {
+      if (s.charAt(i) != c) {
+        throw new IllegalArgumentException("expected '" + c + "' at " + i + " but was '" + s.charAt(i) + "'");
+      }
+      i++;
+    }
+
+    private void skip() {
+      while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
+        i++;
+      }
+    }
+  }
+}

@@ -1,0 +1,171 @@
+package io.github.resilienthttp.bench;
+
+import dev.failsafe.Failsafe;
+import dev.failsafe.FailsafeExecutor;
+import dev.failsafe.okhttp.FailsafeCall;
+import io.github.resilience4j.core.IntervalFunction;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
+import io.github.resilienthttp.ResilientHttpClient;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * The healthy path, the same request through five callers on one {@link OkHttpClient}: OkHttp
+ * itself, the SDK blocking and async, Failsafe's OkHttp module and resilience4j-retry. Every caller
+ * reads the whole body and closes the response. The server is a {@link LoopbackHttpServer}: it
+ * always answers 200 at once, so no retry ever happens and what differs between callers is their
+ * own cost per operation.
+ *
+ * <p>Each caller is configured as its documentation suggests for "3 attempts, exponential backoff
+ * with full jitter from 100 ms, at most 5 s, retry I/O errors and 5xx":
+ *
+ * <ul>
+ *   <li>SDK: {@code ResilientHttpClient.wrap(okHttp).build()}, i.e. all defaults (3 attempts,
+ *       {@code exponentialFullJitter(100 ms, 5 s)}, 30 s deadline, token-bucket retry budget,
+ *       per-target circuit breaker, a new idempotency key per POST).
+ *   <li>Failsafe: {@code RetryPolicy} handling {@code IOException} and results with code >= 500, 3
+ *       attempts, {@code withBackoff(50 ms, 2.5 s)} plus {@code withJitter(1.0)}: Failsafe's jitter
+ *       of factor 1 draws uniformly in {@code [0, 2 × delay]}, which is full jitter over
+ *       {@code [0, 100 ms × 2^(n-1)]} capped at 5 s.
+ *   <li>resilience4j: {@code Retry} with 3 attempts, {@code retryExceptions(IOException)},
+ *       {@code retryOnResult(code >= 500)}, closing a discarded response before each retry, and
+ *       {@code ofExponentialRandomBackoff(50 ms, 2.0, 1.0, 5 s)} (the same distribution).
+ * </ul>
+ *
+ * <p>Subclasses choose the JMH mode and thread count; this class holds the shared state.
+ */
+@State(Scope.Benchmark)
+public abstract class SuccessPath {
+  static final MediaType JSON = MediaType.get("application/json");
+  static final byte[] PAYMENT = "{\"order\":\"order-1\",\"amount\":1000,\"currency\":\"EUR\"}"
+      .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
+  /** GET has no idempotency key; a POST gets a new key per SDK operation, none from the peers. */
+  @Param({"GET", "POST"})
+  public String method;
+
+  LoopbackHttpServer server;
+  OkHttpClient okHttp;
+  Request request;
+  ResilientHttpClient sdk;
+  FailsafeExecutor<Response> failsafe;
+  Retry retry;
+
+  @Setup(Level.Trial)
+  public void setUp() throws IOException {
+    server = LoopbackHttpServer.start();
+    okHttp = new OkHttpClient.Builder().build();
+    Request.Builder b = new Request.Builder().url(server.url("/payments"));
+    request = "POST".equals(method) ? b.post(RequestBody.create(PAYMENT, JSON)).build() : b.build();
+    sdk = ResilientHttpClient.wrap(okHttp).build();
+    failsafe = Failsafe.with(dev.failsafe.RetryPolicy.<Response>builder()
+        .handle(IOException.class)
+        .handleResultIf(r -> r.code() >= 500)
+        .withMaxAttempts(3)
+        .withBackoff(Duration.ofMillis(50), Duration.ofMillis(2500))
+        .withJitter(1.0)
+        .build());
+    retry = Retry.of("bench", RetryConfig.<Response>custom()
+        .maxAttempts(3)
+        .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(
+            Duration.ofMillis(50), 2.0, 1.0, Duration.ofSeconds(5)))
+        .retryExceptions(IOException.class)
+        .retryOnResult(r -> r.code() >= 500)
+        .consumeResultBeforeRetryAttempt((attempt, r) -> r.close())
+        .build());
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() throws IOException {
+    server.close();
+    okHttp.dispatcher().executorService().shutdown();
+    okHttp.connectionPool().evictAll();
+  }
+
+  int rawOkHttpCall() throws IOException {
+    return consume(okHttp.newCall(request).execute());
+  }
+
+  /**
+   * Diagnostic, not a peer: raw OkHttp with the call timeout the SDK sets on every operation (its
+   * deadline, 30 s by default, as the backstop that also bounds reading the body). Separates what
+   * OkHttp's call timeout costs from what the SDK's own code costs.
+   */
+  int rawOkHttpWithCallTimeoutCall() throws IOException {
+    Call call = okHttp.newCall(request);
+    call.timeout().timeout(30, TimeUnit.SECONDS);
+    return consume(call.execute());
+  }
+
+  /**
+   * Diagnostic, not a peer: OkHttp's own asynchronous call, {@code enqueue} completing a future, the
+   * baseline for {@link #sdkAsyncCall()}. The attempt runs on an OkHttp dispatcher thread, as the
+   * SDK's async attempts do.
+   */
+  int rawOkHttpAsyncCall() throws IOException, InterruptedException {
+    CompletableFuture<Response> future = new CompletableFuture<>();
+    okHttp.newCall(request).enqueue(new Callback() {
+      @Override
+      public void onFailure(Call call, IOException e) {
+        future.completeExceptionally(e);
+      }
+
+      @Override
+      public void onResponse(Call call, Response response) {
+        future.complete(response);
+      }
+    });
+    try {
+      return consume(future.get(30, TimeUnit.SECONDS));
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IOException(e);
+    }
+  }
+
+  int sdkSyncCall() throws IOException {
+    return consume(sdk.operation(request).execute());
+  }
+
+  int sdkAsyncCall() throws IOException, InterruptedException {
+    try {
+      return consume(sdk.operation(request).executeAsync().get(30, TimeUnit.SECONDS));
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IOException(e);
+    }
+  }
+
+  int failsafeCall() throws IOException {
+    return consume(FailsafeCall.with(failsafe).compose(okHttp.newCall(request)).execute());
+  }
+
+  int resilience4jCall() throws Throwable {
+    return consume(Retry.decorateCheckedSupplier(retry, () -> okHttp.newCall(request).execute()).get());
+  }
+
+  /** Reads the whole body and closes the response, as a caller would. */
+  static int consume(Response response) throws IOException {
+    try (response) {
+      if (response.code() != 200) {
+        throw new IOException("unexpected status " + response.code());
+      }
+      return response.body().string().length();
+    }
+  }
+}

@@ -1,0 +1,56 @@
+package io.github.resilienthttp.bench;
+
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Threads;
+
+/**
+ * Latency of one operation on the healthy path, one caller thread: JMH's sample mode gives the mean
+ * and the percentiles (p50, p99, ...) of the time per operation. See {@link SuccessPath}.
+ */
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Threads(1)
+public class SuccessPathLatencyBenchmark extends SuccessPath {
+
+  @Benchmark
+  public int rawOkHttp() throws IOException {
+    return rawOkHttpCall();
+  }
+
+  /** Diagnostic: see {@link SuccessPath#rawOkHttpWithCallTimeoutCall()}. */
+  @Benchmark
+  public int rawOkHttpWithCallTimeout() throws IOException {
+    return rawOkHttpWithCallTimeoutCall();
+  }
+
+  @Benchmark
+  public int sdkSync() throws IOException {
+    return sdkSyncCall();
+  }
+
+  /** Diagnostic: see {@link SuccessPath#rawOkHttpAsyncCall()}. */
+  @Benchmark
+  public int rawOkHttpAsync() throws IOException, InterruptedException {
+    return rawOkHttpAsyncCall();
+  }
+
+  @Benchmark
+  public int sdkAsync() throws IOException, InterruptedException {
+    return sdkAsyncCall();
+  }
+
+  @Benchmark
+  public int failsafe() throws IOException {
+    return failsafeCall();
+  }
+
+  @Benchmark
+  public int resilience4j() throws Throwable {
+    return resilience4jCall();
+  }
+}

@@ -1,0 +1,44 @@
+package io.github.resilienthttp.bench;
+
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Threads;
+
+/**
+ * Operations per millisecond on the healthy path with four caller threads sharing one client (on a
+ * two-core machine the server's threads compete with them). See {@link SuccessPath}.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Threads(4)
+public class SuccessPathThroughputBenchmark extends SuccessPath {
+
+  @Benchmark
+  public int rawOkHttp() throws IOException {
+    return rawOkHttpCall();
+  }
+
+  @Benchmark
+  public int sdkSync() throws IOException {
+    return sdkSyncCall();
+  }
+
+  @Benchmark
+  public int sdkAsync() throws IOException, InterruptedException {
+    return sdkAsyncCall();
+  }
+
+  @Benchmark
+  public int failsafe() throws IOException {
+    return failsafeCall();
+  }
+
+  @Benchmark
+  public int resilience4j() throws Throwable {
+    return resilience4jCall();
+  }
+}
