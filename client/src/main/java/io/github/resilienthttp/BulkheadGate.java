@@ -158,7 +158,4 @@ final class BulkheadGate {
     return Duration.ofNanos(Math.max(0, nanos));
   }
 
-  static long millis(long nanos) {
-    return TimeUnit.NANOSECONDS.toMillis(nanos);
-  }
 }

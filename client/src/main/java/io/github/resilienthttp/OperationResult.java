@@ -31,7 +31,33 @@ public final class OperationResult {
     /** Canceled by {@link Operation#cancel()} or by cancelling the future of an async operation. */
     CANCELED,
     /** Any other failure ({@link ResilientHttpException}: permanent, or canceled). */
-    FAILED
+    FAILED;
+
+    /** The outcome of an operation that returned a response (a success or not) or threw. */
+    static Outcome of(boolean success, boolean returnedResponse, Throwable failure) {
+      if (returnedResponse) {
+        return success ? SUCCESS : FAILED_RESPONSE;
+      }
+      if (failure instanceof OutcomeUnknownException) {
+        return OUTCOME_UNKNOWN;
+      } else if (failure instanceof RetriesExhaustedException) {
+        return RETRIES_EXHAUSTED;
+      } else if (failure instanceof DeadlineExceededException) {
+        return DEADLINE_EXCEEDED;
+      } else if (failure instanceof RetryBudgetExhaustedException) {
+        return BUDGET_EXHAUSTED;
+      } else if (failure instanceof CircuitBreakerOpenException) {
+        return CIRCUIT_OPEN;
+      } else if (failure instanceof BulkheadFullException) {
+        return BULKHEAD_FULL;
+      } else if (failure instanceof OperationInterruptedException) {
+        return INTERRUPTED;
+      } else if (failure instanceof java.util.concurrent.CancellationException
+          || (failure instanceof OperationFailure f && "canceled".equals(f.reason()))) {
+        return CANCELED;
+      }
+      return FAILED;
+    }
   }
 
   private final Outcome outcome;

@@ -391,7 +391,8 @@ final class RetryLoop {
     op.end();
     String reason = failure instanceof OperationFailure f ? f.reason()
         : failure != null ? "failed" : op.lastReason;
-    OperationResult.Outcome outcome = outcomeOf(response, failure);
+    OperationResult.Outcome outcome =
+        OperationResult.Outcome.of(response != null && op.lastSuccess, response != null, failure);
     boolean quiet = outcome == OperationResult.Outcome.SUCCESS
         || (outcome == OperationResult.Outcome.FAILED_RESPONSE && !op.lastRetryable);
     if (quiet && client.listeners().isEmpty() && !log.isDebugEnabled()) {
@@ -409,38 +410,6 @@ final class RetryLoop {
       log.debug("{} ended: {}", op.info(), result);
     }
     client.listeners().operationEnded(op, result);
-  }
-
-  private OperationResult.Outcome outcomeOf(Response response, Throwable failure) {
-    if (response != null) {
-      return op.lastSuccess ? OperationResult.Outcome.SUCCESS : OperationResult.Outcome.FAILED_RESPONSE;
-    }
-    if (failure instanceof OutcomeUnknownException) {
-      return OperationResult.Outcome.OUTCOME_UNKNOWN;
-    }
-    if (failure instanceof RetriesExhaustedException) {
-      return OperationResult.Outcome.RETRIES_EXHAUSTED;
-    }
-    if (failure instanceof DeadlineExceededException) {
-      return OperationResult.Outcome.DEADLINE_EXCEEDED;
-    }
-    if (failure instanceof RetryBudgetExhaustedException) {
-      return OperationResult.Outcome.BUDGET_EXHAUSTED;
-    }
-    if (failure instanceof CircuitBreakerOpenException) {
-      return OperationResult.Outcome.CIRCUIT_OPEN;
-    }
-    if (failure instanceof BulkheadFullException) {
-      return OperationResult.Outcome.BULKHEAD_FULL;
-    }
-    if (failure instanceof OperationInterruptedException) {
-      return OperationResult.Outcome.INTERRUPTED;
-    }
-    if (failure instanceof java.util.concurrent.CancellationException
-        || (failure instanceof OperationFailure f && "canceled".equals(f.reason()))) {
-      return OperationResult.Outcome.CANCELED;
-    }
-    return OperationResult.Outcome.FAILED;
   }
 
   /** Ends a retryable operation that may not retry: returns the last response or throws. */

@@ -14,6 +14,7 @@ import io.github.resilienthttp.Operation;
 import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.testkit.FaultMix;
 import io.github.resilienthttp.testkit.IdempotentTestServer;
+import io.github.resilienthttp.testkit.RecoveryTime;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -548,27 +549,9 @@ public final class FaultComparison {
    * recovered phase is at least 99 % successful; windows slide by one tick.
    */
   private static String t99(List<Op> ops, long recoveryNanos, long endNanos, long recoveredMs) {
-    long window = TimeUnit.MILLISECONDS.toNanos(WINDOW_MS);
-    long step = TimeUnit.MILLISECONDS.toNanos(TICK_MS);
-    long firstGood = -1;
-    for (long from = recoveryNanos; from + window <= endNanos; from += step) {
-      int total = 0;
-      int ok = 0;
-      for (Op op : ops) {
-        if (op.endNanos() >= from && op.endNanos() < from + window) {
-          total++;
-          ok += op.success() ? 1 : 0;
-        }
-      }
-      boolean good = total > 0 && ok * 100L >= total * 99L;
-      if (!good) {
-        firstGood = -1;
-      } else if (firstGood < 0) {
-        firstGood = from;
-      }
-    }
-    return firstGood < 0 ? "> " + recoveredMs + " ms"
-        : TimeUnit.NANOSECONDS.toMillis(firstGood - recoveryNanos) + " ms";
+    return RecoveryTime.of(ops, Op::endNanos, Op::success, recoveryNanos, endNanos,
+            Duration.ofMillis(WINDOW_MS), Duration.ofMillis(TICK_MS), 99)
+        .map(d -> d.toMillis() + " ms").orElse("> " + recoveredMs + " ms");
   }
 
   private static int count(List<Op> ops, java.util.function.Predicate<Op> p) {

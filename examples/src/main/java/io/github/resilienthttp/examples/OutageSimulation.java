@@ -10,6 +10,7 @@ import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.RetryPolicy;
 import io.github.resilienthttp.testkit.FaultMix;
 import io.github.resilienthttp.testkit.IdempotentTestServer;
+import io.github.resilienthttp.testkit.RecoveryTime;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -256,29 +257,9 @@ public final class OutageSimulation {
    * recovered phase, is at least 99 % successful; windows slide by one tick.
    */
   private static String t99(List<Op> ops, long recoveryNanos, long endNanos) {
-    long window = TimeUnit.MILLISECONDS.toNanos(WINDOW_MS);
-    long step = TimeUnit.MILLISECONDS.toNanos(TICK_MS);
-    long firstGood = -1;
-    for (long from = recoveryNanos; from + window <= endNanos; from += step) {
-      int total = 0;
-      int ok = 0;
-      for (Op op : ops) {
-        if (op.endNanos() >= from && op.endNanos() < from + window) {
-          total++;
-          ok += op.success() ? 1 : 0;
-        }
-      }
-      boolean good = total > 0 && ok * 100L >= total * 99L;
-      if (!good) {
-        firstGood = -1;
-      } else if (firstGood < 0) {
-        firstGood = from;
-      }
-    }
-    if (firstGood < 0) {
-      return "> " + RECOVERED_MS + " ms";
-    }
-    return TimeUnit.NANOSECONDS.toMillis(firstGood - recoveryNanos) + " ms";
+    return RecoveryTime.of(ops, Op::endNanos, Op::success, recoveryNanos, endNanos,
+            Duration.ofMillis(WINDOW_MS), Duration.ofMillis(TICK_MS), 99)
+        .map(d -> d.toMillis() + " ms").orElse("> " + RECOVERED_MS + " ms");
   }
 
   // ------------------------------------------------------------------------------------ callers

@@ -35,6 +35,7 @@ class RetrofitOnSdkClientTest {
           OperationOptions.builder().idempotencyKey("o-1-key").build()).execute();
       try (ResponseBody body = r.body()) {
         assertThat(r.code()).isEqualTo(201);
+        assertThat(body.string()).contains("\"effect\":1");
         assertThat(r.headers().get("Idempotent-Replayed")).isEqualTo("true");
       }
       assertThat(server.keysSeen()).containsExactly("o-1-key", "o-1-key", "o-1-key");
