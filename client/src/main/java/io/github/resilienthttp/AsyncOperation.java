@@ -115,9 +115,9 @@ final class AsyncOperation {
 
   private void attemptDone(Response response, IOException failure, boolean canceled,
       BulkheadGate heldPermit) {
-    RetryLoop.Step step;
+    Response result;
     try {
-      step = loop.afterAttempt(response, failure, canceled);
+      result = loop.afterAttempt(response, failure, canceled);
     } catch (IOException | RuntimeException e) {
       fail(e, Runnable::run);
       return;
@@ -131,13 +131,14 @@ final class AsyncOperation {
         heldPermit.release();
       }
     }
-    if (!step.isRetry()) {
+    if (result != null) {
       // Already on OkHttp's callback thread: complete here, as OkHttp's own Callback would.
-      succeed(step.response, Runnable::run);
+      succeed(result, Runnable::run);
       return;
     }
     try {
-      scheduled = client.scheduler().schedule(this::step, step.delay.toNanos(), TimeUnit.NANOSECONDS);
+      scheduled = client.scheduler().schedule(this::step, loop.retryDelay().toNanos(),
+          TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       fail(new ResilientHttpException("the scheduler rejected the retry", op.key(), op.keySent,
           op.attempts(), "scheduler-rejected", null), Runnable::run);

@@ -2,6 +2,7 @@ package io.github.resilienthttp;
 
 import java.util.Objects;
 import java.util.UUID;
+import okhttp3.Request;
 
 /**
  * When and how an operation's idempotency key is sent (IETF draft "The Idempotency-Key HTTP Header
@@ -289,5 +290,17 @@ public final class IdempotencyKeyPolicy {
       }
       return true;
     }
+  }
+
+  /** The request with the operation's key header, when the operation sends one. */
+  Request stamp(Request request, OperationContext op) {
+    if (!op.keySent || op.passThrough) {
+      return request;
+    }
+    if (request.header(headerName) != null) {
+      return request;
+    }
+    // addHeader, not header: the header is known to be absent, so nothing needs removing.
+    return request.newBuilder().addHeader(headerName, headerValue(op.key())).build();
   }
 }

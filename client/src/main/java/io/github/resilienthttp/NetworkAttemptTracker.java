@@ -20,12 +20,11 @@ final class NetworkAttemptTracker implements Interceptor {
   @Override
   public Response intercept(Chain chain) throws IOException {
     OperationContext op = chain.call().tag(OperationContext.class);
-    AttemptState state = op == null ? null : op.currentAttempt;
-    if (state == null) {
+    if (op == null || op.attempts() == 0) {
+      // Not an SDK attempt: a pass-through call.
       return chain.proceed(chain.request());
     }
-    state.networkRequests++;
-    state.operation.networkRequestStarted();
+    op.networkRequestStarted();
     Response response = chain.proceed(chain.request());
     int code = response.code();
     if (code != 503 && code != 408) {

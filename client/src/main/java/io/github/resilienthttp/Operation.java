@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import okhttp3.Call;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -27,7 +26,8 @@ import okhttp3.Response;
 public final class Operation {
   private final ResilientHttpClient client;
   private final Request request;
-  private final AtomicBoolean executed = new AtomicBoolean();
+  /** Set once, by {@link #begin()} (synchronized); volatile for the unsynchronized checks. */
+  private volatile boolean executed;
   private String key;
   private boolean keyFromCaller;
   private Boolean sendKey;
@@ -123,7 +123,7 @@ public final class Operation {
       // Made on first use: an operation whose key is neither sent nor asked for (most GETs) never
       // pays for a random UUID. Once made, it is the operation's key for good.
       if (key == null) {
-        key = IdempotencyKeyPolicy.newKey();
+        key = client.newKey();
       }
       return key;
     }
@@ -196,7 +196,11 @@ public final class Operation {
     Call call = client.okHttpClientForOperations().newCall(request);
     // A call tag, not a request tag: no copy of the request per operation.
     call.tag(OperationContext.class, () -> op);
-    call.timeout().timeout(op.deadlineDurationNanos, TimeUnit.NANOSECONDS);
+    if (client.wrappedCallTimeout()) {
+      // The deadline replaces the wrapped client's call timeout for operations.
+      call.timeout().timeout(0, TimeUnit.NANOSECONDS);
+    }
+    client.deadlineWatchdog().watch(op, call);
     syncCall = call;
     if (op.isCanceled()) {
       call.cancel();
@@ -232,7 +236,7 @@ public final class Operation {
    */
   public CompletableFuture<Response> executeAsync() {
     OperationContext op = begin();
-    AsyncOperation async = new AsyncOperation(op, IdempotencyKeyInterceptor.stamp(request, op));
+    AsyncOperation async = new AsyncOperation(op, client.idempotencyKeyPolicy().stamp(request, op));
     asyncOperation = async;
     return async.start();
   }
@@ -266,13 +270,14 @@ public final class Operation {
   }
 
   private synchronized OperationContext begin() {
-    if (!executed.compareAndSet(false, true)) {
+    if (executed) {
       throw new IllegalStateException("an Operation runs once; create a new one with"
           + " client.operation(request), or resume an intent with .idempotencyKey(key)");
     }
+    executed = true;
     boolean keySent = decideKeySent();
     if (keySent && key == null) {
-      key = IdempotencyKeyPolicy.newKey();
+      key = client.newKey();
     }
     OperationContext op = newContext(client, request, key, keySent, deadline, false);
     context = op;
@@ -282,13 +287,45 @@ public final class Operation {
     return op;
   }
 
+  /**
+   * The context of a plain OkHttp call on {@link ResilientHttpClient#okHttpClient()}, with the
+   * settings of its {@link OperationOptions} tag if any. A key header the caller already put on the
+   * request is kept exactly as it is.
+   */
+  static OperationContext plainCallContext(ResilientHttpClient client, Request request) {
+    OperationOptions options = request.tag(OperationOptions.class);
+    if (options != null && options.isPassThrough()) {
+      return newContext(client, request, null, false, null, true);
+    }
+    IdempotencyKeyPolicy policy = client.idempotencyKeyPolicy();
+    String header = policy.keyFromHeader(request.header(policy.headerName()));
+    String callerKey = options == null ? null : options.idempotencyKey();
+    if (header != null && callerKey != null && !header.equals(callerKey)) {
+      throw new IllegalArgumentException("the request carries " + policy.headerName()
+          + " and an OperationOptions key that differ");
+    }
+    String key = header != null ? IdempotencyKeyPolicy.validateKey(header) : callerKey;
+    boolean keySent;
+    if (header != null) {
+      keySent = true;
+    } else if (options != null && options.sendIdempotencyKey() != null) {
+      keySent = options.sendIdempotencyKey();
+    } else {
+      keySent = callerKey != null || policy.sendsKeyFor(request.method());
+    }
+    return newContext(client, request, key, keySent,
+        options == null ? null : options.deadline(), false);
+  }
+
   /** The context of a new operation, for {@link Operation} and for plain OkHttp calls. */
   static OperationContext newContext(ResilientHttpClient client, Request request, String key,
       boolean keySent, Duration deadline, boolean passThrough) {
     boolean idempotent = keySent || AttemptOutcome.isIdempotentMethod(request.method());
     Duration d = deadline != null ? deadline : client.retryPolicy().deadline();
+    long now = client.timeSource().nanoTime();
     return new OperationContext(client, key, keySent, idempotent, request.method(),
-        request.url().host(), client.timeSource().nanoTime(), d.toNanos(), passThrough);
+        request.url().host(), now, client.systemTime() ? now : System.nanoTime(), d.toNanos(),
+        passThrough);
   }
 
   /**
@@ -323,7 +360,7 @@ public final class Operation {
   }
 
   private void checkNotExecuted() {
-    if (executed.get()) {
+    if (executed) {
       throw new IllegalStateException("the operation has already been executed");
     }
   }

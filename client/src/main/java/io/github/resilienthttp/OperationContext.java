@@ -14,8 +14,17 @@ final class OperationContext {
   final long startNanos;
   final long deadlineNanos;
   final long deadlineDurationNanos;
-  /** Real start time: OkHttp's call timeout (the deadline's backstop) runs on real time. */
-  private final long realStartNanos = System.nanoTime();
+  /**
+   * When the deadline's backstop ({@link DeadlineWatchdog}) fires, in {@link System#nanoTime()}:
+   * the backstop runs on real time, whatever the client's {@link TimeSource}.
+   */
+  final long realDeadlineNanos;
+  /** The call {@link DeadlineWatchdog} watches for this operation, if any. */
+  volatile okhttp3.Call watchedCall;
+  /** Set when OkHttp reported {@link #watchedCall} done: its body was read or it failed. */
+  volatile boolean callDone;
+  /** The next operation in {@link DeadlineWatchdog}'s list; only the watchdog reads it. */
+  OperationContext watchNext;
   private final String method;
   private final String host;
   private volatile OperationInfo info;
@@ -27,18 +36,23 @@ final class OperationContext {
   final boolean passThrough;
   private volatile boolean canceled;
   private volatile boolean ended;
-  /**
-   * The attempt in flight: attempts of one operation never overlap, so the network layer finds the
-   * attempt's state here instead of in a per-attempt copy of the request.
+  /*
+   * The attempt in flight. Attempts of one operation never overlap, so the network layer finds the
+   * attempt's state here, instead of in a per-attempt object or a copy of the request: written by
+   * the retry loop when the attempt starts, then by NetworkAttemptTracker on OkHttp's thread for the
+   * call, and read by the retry loop after the attempt.
    */
-  volatile AttemptState currentAttempt;
+  /** The time left before the deadline when the current attempt started: caps its timeouts. */
+  private volatile long attemptRemainingNanos;
+  /** Requests of the current attempt about to be written to the network. */
+  private volatile int attemptNetworkRequests;
   // Written by one thread at a time (attempts of an operation never overlap), read by any.
   private volatile int attempts;
   private volatile int networkRequests;
 
   OperationContext(
       ResilientHttpClient client, String key, boolean keySent, boolean idempotent,
-      String method, String host, long startNanos, long deadlineDurationNanos,
+      String method, String host, long startNanos, long realStartNanos, long deadlineDurationNanos,
       boolean passThrough) {
     this.passThrough = passThrough;
     this.client = client;
@@ -48,6 +62,7 @@ final class OperationContext {
     this.startNanos = startNanos;
     this.deadlineDurationNanos = deadlineDurationNanos;
     this.deadlineNanos = startNanos + deadlineDurationNanos;
+    this.realDeadlineNanos = realStartNanos + deadlineDurationNanos;
     this.method = method;
     this.host = host;
   }
@@ -60,9 +75,9 @@ final class OperationContext {
     return client.timeSource().nanoTime() - startNanos;
   }
 
-  /** True once the deadline has passed in real time, i.e. OkHttp's call timeout may have fired. */
+  /** True once the deadline has passed in real time, i.e. the backstop may have fired. */
   boolean realDeadlinePassed() {
-    return System.nanoTime() - realStartNanos >= deadlineDurationNanos;
+    return System.nanoTime() - realDeadlineNanos >= 0;
   }
 
   void cancel() {
@@ -82,17 +97,37 @@ final class OperationContext {
     return ended;
   }
 
+  /**
+   * Starts an attempt.
+   *
+   * @param remainingNanos the time left before the deadline
+   * @return the attempt's number, from 1
+   */
   @SuppressWarnings("NonAtomicOperationOnVolatileField") // single writer, see above
-  int startAttempt() {
+  int startAttempt(long remainingNanos) {
+    attemptNetworkRequests = 0;
+    attemptRemainingNanos = remainingNanos;
     return ++attempts;
+  }
+
+  /** The time left before the deadline when the current attempt started. */
+  long attemptRemainingNanos() {
+    return attemptRemainingNanos;
+  }
+
+  /** True once a network request of the current attempt was about to be written. */
+  boolean attemptMayHaveReachedServer() {
+    return attemptNetworkRequests > 0;
   }
 
   int attempts() {
     return attempts;
   }
 
+  /** Counts a request of the current attempt about to be written (OkHttp's thread for the call). */
   @SuppressWarnings("NonAtomicOperationOnVolatileField") // single writer, see above
   void networkRequestStarted() {
+    attemptNetworkRequests++;
     networkRequests++;
   }
 
@@ -107,7 +142,7 @@ final class OperationContext {
       synchronized (this) {
         k = key;
         if (k == null) {
-          k = IdempotencyKeyPolicy.newKey();
+          k = client.newKey();
           key = k;
         }
       }

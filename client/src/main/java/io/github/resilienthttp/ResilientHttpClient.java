@@ -11,6 +11,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
+import okhttp3.EventListener;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 
@@ -59,6 +60,10 @@ public final class ResilientHttpClient {
   private final OkHttpClient forAsyncAttempts;
   private final ScheduledExecutorService userScheduler;
   private volatile ScheduledExecutorService defaultScheduler;
+  private final DeadlineWatchdog deadlineWatchdog;
+  private final boolean wrappedCallTimeout;
+  private final boolean systemTime;
+  private final KeyGenerator keyGenerator;
 
   private ResilientHttpClient(Builder b) {
     this.wrapped = b.okHttpClient;
@@ -86,16 +91,29 @@ public final class ResilientHttpClient {
     this.listenerList = List.copyOf(b.listeners);
     this.listeners = new Listeners(listenerList);
     this.replayHeader = b.replayHeader;
+    this.deadlineWatchdog = new DeadlineWatchdog(this);
     OkHttpClient.Builder derived = wrapped.newBuilder();
-    derived.interceptors().add(0, new RetryInterceptor());
-    derived.interceptors().add(0, new IdempotencyKeyInterceptor(this));
+    EventListener.Factory userListeners = wrapped.eventListenerFactory();
+    EventListener watchdogListener = deadlineWatchdog.listener();
+    derived.eventListenerFactory(call -> {
+      EventListener user = userListeners.create(call);
+      return user == EventListener.NONE ? watchdogListener : user.plus(watchdogListener);
+    });
+    // OkHttp's silent retries are off for every SDK attempt (RetryInterceptor restores them for
+    // pass-through calls): set once on the client, not copied into each call's chain.
+    derived.retryOnConnectionFailure(false);
+    derived.interceptors().add(0, new RetryInterceptor(this, wrapped.retryOnConnectionFailure()));
     derived.networkInterceptors().add(0, new NetworkAttemptTracker());
     this.forOperations = derived.build();
     OkHttpClient.Builder attempts = wrapped.newBuilder();
+    attempts.retryOnConnectionFailure(false);
     attempts.interceptors().add(0, new AttemptSetupInterceptor());
     attempts.networkInterceptors().add(0, new NetworkAttemptTracker());
     this.forAsyncAttempts = attempts.build();
     this.userScheduler = b.scheduler;
+    this.wrappedCallTimeout = wrapped.callTimeoutMillis() != 0;
+    this.systemTime = timeSource instanceof SystemTimeSource;
+    this.keyGenerator = new KeyGenerator();
   }
 
   /**
@@ -264,6 +282,25 @@ public final class ResilientHttpClient {
 
   OkHttpClient okHttpClientForOperations() {
     return forOperations;
+  }
+
+  /** Whether the client's {@link TimeSource} is the system's: then its readings are real time. */
+  boolean systemTime() {
+    return systemTime;
+  }
+
+  /** A new random idempotency key (UUID version 4). */
+  String newKey() {
+    return keyGenerator.next();
+  }
+
+  DeadlineWatchdog deadlineWatchdog() {
+    return deadlineWatchdog;
+  }
+
+  /** Whether the wrapped client has a call timeout, which operations' calls must not use. */
+  boolean wrappedCallTimeout() {
+    return wrappedCallTimeout;
   }
 
   OkHttpClient okHttpClientForAsyncAttempts() {

@@ -13,23 +13,43 @@ import okhttp3.Response;
  * one). Waits between attempts go through the client's {@link TimeSource}. The decisions are
  * {@link RetryLoop}'s.
  *
- * <p>Each attempt runs with OkHttp's {@code retryOnConnectionFailure} off: OkHttp would otherwise
+ * <p>It is the SDK client's only application interceptor, and the first. For a plain OkHttp call on
+ * {@link ResilientHttpClient#okHttpClient()} it first makes the call an operation. It stamps the
+ * operation's idempotency key on the request once, so that every attempt carries the same key.
+ *
+ * <p>The SDK's client has OkHttp's {@code retryOnConnectionFailure} off: OkHttp would otherwise
  * silently re-send a request after a failed pooled connection (POST included) and repeat a 408, so
- * one SDK attempt could be several server requests. {@link NetworkAttemptTracker} counts what really
+ * one SDK attempt could be several server requests. A pass-through call gets the wrapped client's
+ * setting back. {@link NetworkAttemptTracker} counts what really
  * went on the wire and stops OkHttp's last silent repeat (503 with {@code Retry-After: 0}). Not API.
  */
 final class RetryInterceptor implements Interceptor {
+  private final ResilientHttpClient client;
+  /** The wrapped client's setting, for pass-through calls (the SDK's client has it off). */
+  private final boolean wrappedRetriesOnConnectionFailure;
+
+  RetryInterceptor(ResilientHttpClient client, boolean wrappedRetriesOnConnectionFailure) {
+    this.client = client;
+    this.wrappedRetriesOnConnectionFailure = wrappedRetriesOnConnectionFailure;
+  }
 
   @Override
   public Response intercept(Chain chain) throws IOException {
+    Request request = chain.request();
     OperationContext op = chain.call().tag(OperationContext.class);
-    if (op == null || op.passThrough) {
-      return chain.proceed(chain.request());
+    if (op == null) {
+      // A plain OkHttp call on client.okHttpClient(): it becomes an operation here.
+      OperationContext plain = Operation.plainCallContext(client, request);
+      op = chain.call().tag(OperationContext.class, () -> plain);
     }
-    RetryLoop loop = new RetryLoop(op, chain.request());
-    Chain noSilentRetries = chain.withRetryOnConnectionFailure(false);
+    if (op.passThrough) {
+      return (wrappedRetriesOnConnectionFailure ? chain.withRetryOnConnectionFailure(true) : chain)
+          .proceed(request);
+    }
+    // The key is stamped once, before the first attempt: every attempt carries the same key.
+    RetryLoop loop = new RetryLoop(op, client.idempotencyKeyPolicy().stamp(request, op));
     try {
-      Response response = run(loop, noSilentRetries);
+      Response response = run(loop, chain);
       loop.ended(response, null);
       return response;
     } catch (IOException | RuntimeException | Error e) {
@@ -59,7 +79,7 @@ final class RetryInterceptor implements Interceptor {
         remaining = loop.op.remainingNanos();
       }
 
-      RetryLoop.Step step;
+      Response result;
       try {
         Request attempt = loop.startAttempt(remaining);
         Response response = null;
@@ -69,18 +89,18 @@ final class RetryInterceptor implements Interceptor {
         } catch (IOException e) {
           failure = e;
         }
-        step = loop.afterAttempt(response, failure, chain.call().isCanceled());
+        result = loop.afterAttempt(response, failure, chain.call().isCanceled());
       } finally {
         loop.releaseBreakerPermission();
         if (bulkhead != null) {
           bulkhead.release();
         }
       }
-      if (!step.isRetry()) {
-        return step.response;
+      if (result != null) {
+        return result;
       }
       try {
-        client.timeSource().sleep(step.delay);
+        client.timeSource().sleep(loop.retryDelay());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw loop.interrupted();

@@ -43,25 +43,11 @@ final class RetryLoop {
   private boolean anyMayHaveBeenProcessed;
 
   private int attempt;
-  private AttemptState state;
+  /** After {@link #afterAttempt} returned {@code null}: the wait before the next attempt. */
+  private Duration retryDelay;
   private long attemptStart;
   private long breakerStart;
   private boolean breakerPermission;
-
-  /** What to do after an attempt: return {@link #response}, or wait {@link #delay} and retry. */
-  static final class Step {
-    final Response response;
-    final Duration delay;
-
-    private Step(Response response, Duration delay) {
-      this.response = response;
-      this.delay = delay;
-    }
-
-    boolean isRetry() {
-      return delay != null;
-    }
-  }
 
   RetryLoop(OperationContext op, Request request) {
     this.op = op;
@@ -139,19 +125,18 @@ final class RetryLoop {
    * Starts an attempt.
    *
    * @return the request to send; the network layer finds the attempt's state through the
-   *     operation's context tag ({@link OperationContext#currentAttempt})
+   *     operation's context tag ({@link OperationContext#startAttempt})
    */
   Request startAttempt(long remainingNanos) {
-    attempt = op.startAttempt();
+    attempt = op.startAttempt(remainingNanos);
     if (attempt == 1) {
       // Only attempts that are really sent fund the budget: rejected operations are not traffic.
       client.retryBudget().onFirstAttempt();
     }
     client.listeners().attemptStarted(op, attempt);
-    state = new AttemptState(op, remainingNanos);
-    op.currentAttempt = state;
-    attemptStart = client.timeSource().nanoTime();
-    breakerStart = breaker == null ? 0 : System.nanoTime();
+    // The clock reading that gave remainingNanos (one nanoTime call fewer per attempt).
+    attemptStart = op.deadlineNanos - remainingNanos;
+    breakerStart = breaker == null ? 0 : client.systemTime() ? attemptStart : System.nanoTime();
     return request;
   }
 
@@ -161,10 +146,11 @@ final class RetryLoop {
    * @param response the attempt's response, or {@code null}
    * @param failure the attempt's exception, or {@code null}
    * @param callCanceled whether the attempt's call was canceled (by the user or a call timeout)
-   * @return the response to return, or the delay before the next attempt (its budget token taken)
+   * @return the response to return, or {@code null} to retry after {@link #retryDelay()} (its
+   *     budget token already taken)
    * @throws IOException when the operation ends with a failure
    */
-  Step afterAttempt(Response response, IOException failure, boolean callCanceled)
+  Response afterAttempt(Response response, IOException failure, boolean callCanceled)
       throws IOException {
     try {
       if (Thread.currentThread().isInterrupted()) {
@@ -185,7 +171,7 @@ final class RetryLoop {
       }
 
       AttemptOutcome outcome = new AttemptOutcome(request, response, failure, attempt,
-          state.mayHaveReachedServer(), op, client.timeSource());
+          op.attemptMayHaveReachedServer(), op, client.timeSource());
       Decision decision;
       try {
         decision = classify(client.classifier(), outcome);
@@ -205,13 +191,22 @@ final class RetryLoop {
     }
   }
 
-  private Step decide(Decision decision, Response response, IOException failure)
+  /**
+   * The wait before the next attempt, after {@link #afterAttempt} returned {@code null}.
+   *
+   * @return the wait before the next attempt
+   */
+  Duration retryDelay() {
+    return retryDelay;
+  }
+
+  private Response decide(Decision decision, Response response, IOException failure)
       throws IOException {
     RetryPolicy policy = client.retryPolicy();
     op.lastReason = decision.reason();
     if (decision.kind() == Decision.Kind.SUCCESS) {
       op.lastSuccess = true;
-      return new Step(response, null);
+      return response;
     }
     boolean retryable = decision.kind() == Decision.Kind.RETRY
         || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && op.idempotent);
@@ -224,14 +219,14 @@ final class RetryLoop {
                 + " idempotency key was sent), so it was not retried", response, failure);
       }
       if (response != null) {
-        return new Step(response, null);
+        return response;
       }
       throw new ResilientHttpException("permanent failure: " + failure, op.key(), op.keySent,
           attempt, decision.reason(), failure);
     }
 
     // Retryable: is another attempt allowed, and when?
-    if (oneShot && state.mayHaveReachedServer()) {
+    if (oneShot && op.attemptMayHaveReachedServer()) {
       String message = "the request body is one-shot and cannot be sent again";
       if (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT) {
         // The server may have processed it and it cannot be resent: that is an unknown outcome,
@@ -266,7 +261,7 @@ final class RetryLoop {
     if (saturatedNanos(delay) > op.remainingNanos() - MIN_ATTEMPT_NANOS) {
       op.lastReason = "deadline";
       if (response != null) {
-        return new Step(response, null);
+        return response;
       }
       throw deadlineExceeded("the next retry could not start before the deadline (wait "
           + delay.toMillis() + " ms)", failure);
@@ -276,7 +271,7 @@ final class RetryLoop {
       client.listeners().circuitBreakerRejected(op, breaker.getName(), attempt + 1);
       op.lastReason = "circuit-breaker-open";
       if (response != null) {
-        return new Step(response, null);
+        return response;
       }
       throw unknownIfEarlierAttemptReached(new CircuitBreakerOpenException(op.key(), op.keySent,
           attempt, breaker.getName(), target.waitLeft(), failure));
@@ -286,7 +281,7 @@ final class RetryLoop {
       client.listeners().retryBudgetRefused(op, attempt);
       op.lastReason = RetryBudgetExhaustedException.REASON;
       if (response != null) {
-        return new Step(response, null);
+        return response;
       }
       throw unknownIfEarlierAttemptReached(new RetryBudgetExhaustedException(
           "retry budget exhausted; not retrying after " + decision, op.key(), op.keySent, attempt,
@@ -297,7 +292,8 @@ final class RetryLoop {
     closeQuietly(response);
     lastFailure = failure;
     client.listeners().retryScheduled(op, attempt + 1, delay, fromRetryAfter);
-    return new Step(null, delay);
+    retryDelay = delay;
+    return null;
   }
 
   private void report(Decision decision, Response response, IOException failure) {
@@ -413,11 +409,11 @@ final class RetryLoop {
   }
 
   /** Ends a retryable operation that may not retry: returns the last response or throws. */
-  private Step giveUp(Decision decision, String why, String message, Response response,
+  private Response giveUp(Decision decision, String why, String message, Response response,
       IOException failure) throws IOException {
     op.lastReason = why;
     if (response != null) {
-      return new Step(response, null);
+      return response;
     }
     if (anyMayHaveBeenProcessed) {
       throw outcomeUnknown(why, message + "; last: " + decision, null, failure);
