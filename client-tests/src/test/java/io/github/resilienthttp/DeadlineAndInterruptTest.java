@@ -16,9 +16,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.SocketEffect;
+import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
+import okhttp3.RequestBody;
 import okhttp3.Response;
+import okio.BufferedSink;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -128,6 +131,83 @@ class DeadlineAndInterruptTest {
       assertThatThrownBy(() -> r.body().string()).isInstanceOf(InterruptedIOException.class);
     }
     assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(3_000L);
+  }
+
+  @Test
+  void aTrickledUploadIsStoppedAtTheDeadline() {
+    // Each write is quick, so no write timeout fires: only the deadline's backstop can stop it.
+    server.enqueue(new MockResponse.Builder().code(201).build());
+    RequestBody trickle = new RequestBody() {
+      @Override
+      public MediaType contentType() {
+        return MediaType.get("application/octet-stream");
+      }
+
+      @Override
+      public void writeTo(BufferedSink sink) throws IOException {
+        for (int i = 0; i < 200; i++) { // 200 x 20 ms = 4 s
+          sink.writeByte('x').flush();
+          try {
+            Thread.sleep(20);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException();
+          }
+        }
+      }
+    };
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
+        .retryPolicy(RetryPolicy.builder().deadline(Duration.ofMillis(300)).build()).build();
+    Operation op = client.operation(new Request.Builder().url(server.url("/upload")).put(trickle).build());
+
+    long start = System.nanoTime();
+    assertThatThrownBy(op::execute).isInstanceOfSatisfying(DeadlineExceededException.class, e -> {
+      assertThat(e.idempotencyKey()).isEqualTo(op.idempotencyKey());
+      assertThat(e.attempts()).isEqualTo(1);
+    });
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isBetween(290L, 2_500L);
+    assertThat(op.attempts()).isEqualTo(1);
+    await().atMost(Duration.ofSeconds(5)).until(() -> client.deadlineWatchdog().watchedCount() == 0);
+  }
+
+  @Test
+  void theDeadlineReplacesTheWrappedClientsCallTimeout() throws Exception {
+    server.enqueue(new MockResponse.Builder().headersDelay(600, TimeUnit.MILLISECONDS).body("ok").build());
+    OkHttpClient withCallTimeout = okHttp.newBuilder().callTimeout(Duration.ofMillis(200)).build();
+    ResilientHttpClient client = ResilientHttpClient.wrap(withCallTimeout)
+        .retryPolicy(RetryPolicy.builder().deadline(Duration.ofSeconds(10)).build()).build();
+    Operation op = client.operation(get());
+    try (Response r = op.execute()) {
+      assertThat(r.body().string()).isEqualTo("ok");
+    }
+    assertThat(op.attempts()).isEqualTo(1);
+  }
+
+  @Test
+  void finishedOperationsAreForgottenAndAnUnclosedBodyAtItsDeadline() throws Exception {
+    for (int i = 0; i < 20; i++) {
+      server.enqueue(new MockResponse.Builder().body("ok " + i).build());
+    }
+    server.enqueue(new MockResponse.Builder().code(404).build());
+    server.enqueue(new MockResponse.Builder().body("never read").build());
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
+        .retryPolicy(RetryPolicy.builder().deadline(Duration.ofMillis(800)).build()).build();
+    DeadlineWatchdog watchdog = client.deadlineWatchdog();
+    for (int i = 0; i < 20; i++) {
+      try (Response r = client.operation(get()).execute()) {
+        assertThat(r.body().string()).isEqualTo("ok " + i);
+      }
+    }
+    client.operation(get()).execute().close(); // a 404, closed unread
+    Response leaked = client.operation(get()).execute(); // never closed by the caller
+
+    // Read or closed: forgotten at the next sweep. The unclosed one stays until its deadline...
+    await().atMost(Duration.ofSeconds(5)).until(() -> watchdog.watchedCount() == 1);
+    // ...when its call is cancelled, which also frees its connection.
+    await().atMost(Duration.ofSeconds(5)).until(() -> watchdog.watchedCount() == 0);
+    assertThatThrownBy(() -> leaked.body().string()).isInstanceOf(InterruptedIOException.class);
+    leaked.close();
+    await().atMost(Duration.ofSeconds(5)).until(() -> !watchdog.isRunning());
   }
 
   @Test

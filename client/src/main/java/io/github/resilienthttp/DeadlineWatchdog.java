@@ -93,6 +93,24 @@ final class DeadlineWatchdog {
   }
 
   /**
+   * The time by which the next sweep runs, while running.
+   *
+   * @return the time by which the next sweep runs, in {@link System#nanoTime()} (for tests)
+   */
+  long nextSweepNanos() {
+    return nextSweepNanos;
+  }
+
+  /**
+   * Whether sweeps are scheduled.
+   *
+   * @return whether sweeps are scheduled (for tests)
+   */
+  boolean isRunning() {
+    return running.get();
+  }
+
+  /**
    * How many operations are watched now.
    *
    * @return the number of watched operations (for tests)
