@@ -94,8 +94,16 @@ final class AsyncOperation {
     Request attempt = loop.startAttempt(remaining);
     Call c = client.okHttpClientForAsyncAttempts().newCall(attempt);
     c.tag(OperationContext.class, () -> op);
+    if (client.wrappedCallTimeout()) {
+      // The deadline replaces the wrapped client's call timeout for operations.
+      c.timeout().timeout(0, TimeUnit.NANOSECONDS);
+    }
     // The deadline's backstop, as for execute(): it also bounds reading the final response's body.
-    c.timeout().timeout(Math.max(1, remaining), TimeUnit.NANOSECONDS);
+    if (op.attempts() == 1) {
+      client.deadlineWatchdog().watch(op, c);
+    } else {
+      op.watchedCall = c;
+    }
     call = c;
     if (op.isCanceled()) {
       c.cancel();
@@ -176,6 +184,8 @@ final class AsyncOperation {
       return;
     }
     loop.ended(null, e);
+    // No body will be read: the deadline's backstop can forget the operation.
+    op.callDone = true;
     completeOn(executor, () -> future.completeExceptionally(e));
   }
 

@@ -11,8 +11,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The deadline's backstop for a blocking operation: cancels the operation's OkHttp call once its
- * deadline has passed in real time, for what the per-attempt timeouts cannot bound (a DNS lookup, a
+ * The deadline's backstop for an operation: cancels the operation's OkHttp call (for
+ * {@code executeAsync()}, its current attempt's call) once its deadline has passed in real time, for what the per-attempt timeouts cannot bound (a DNS lookup, a
  * trickled upload or response, reading the body after {@code execute()} returned). Not API.
  *
  * <p>It replaces OkHttp's call timeout, which the SDK used to set on every operation. That timeout
@@ -126,9 +126,13 @@ final class DeadlineWatchdog {
     return n;
   }
 
+  /**
+   * OkHttp reports a call done. It counts only for the operation's current call once the operation
+   * has ended: an async operation's earlier attempts end (their responses closed) while it goes on.
+   */
   private void done(Call call) {
     OperationContext op = call.tag(OperationContext.class);
-    if (op != null && op.watchedCall == call) {
+    if (op != null && op.watchedCall == call && op.isEnded()) {
       op.callDone = true;
     }
   }

@@ -92,20 +92,14 @@ public final class ResilientHttpClient {
     this.listeners = new Listeners(listenerList);
     this.replayHeader = b.replayHeader;
     this.deadlineWatchdog = new DeadlineWatchdog(this);
-    OkHttpClient.Builder derived = wrapped.newBuilder();
-    EventListener.Factory userListeners = wrapped.eventListenerFactory();
-    EventListener watchdogListener = deadlineWatchdog.listener();
-    derived.eventListenerFactory(call -> {
-      EventListener user = userListeners.create(call);
-      return user == EventListener.NONE ? watchdogListener : user.plus(watchdogListener);
-    });
+    OkHttpClient.Builder derived = withWatchdogListener(wrapped.newBuilder());
     // OkHttp's silent retries are off for every SDK attempt (RetryInterceptor restores them for
     // pass-through calls): set once on the client, not copied into each call's chain.
     derived.retryOnConnectionFailure(false);
     derived.interceptors().add(0, new RetryInterceptor(this, wrapped.retryOnConnectionFailure()));
     derived.networkInterceptors().add(0, new NetworkAttemptTracker());
     this.forOperations = derived.build();
-    OkHttpClient.Builder attempts = wrapped.newBuilder();
+    OkHttpClient.Builder attempts = withWatchdogListener(wrapped.newBuilder());
     attempts.retryOnConnectionFailure(false);
     attempts.interceptors().add(0, new AttemptSetupInterceptor());
     attempts.networkInterceptors().add(0, new NetworkAttemptTracker());
@@ -114,6 +108,19 @@ public final class ResilientHttpClient {
     this.wrappedCallTimeout = wrapped.callTimeoutMillis() != 0;
     this.systemTime = timeSource instanceof SystemTimeSource;
     this.keyGenerator = new KeyGenerator();
+  }
+
+  /**
+   * Adds the deadline watchdog's listener after the wrapped client's own event listener, which
+   * still sees every event first. No wrapper is made for a client without a listener.
+   */
+  private OkHttpClient.Builder withWatchdogListener(OkHttpClient.Builder builder) {
+    EventListener.Factory userListeners = wrapped.eventListenerFactory();
+    EventListener watchdogListener = deadlineWatchdog.listener();
+    return builder.eventListenerFactory(call -> {
+      EventListener user = userListeners.create(call);
+      return user == EventListener.NONE ? watchdogListener : user.plus(watchdogListener);
+    });
   }
 
   /**

@@ -56,7 +56,14 @@ class DeadlineWatchdogTest {
     assertThat(longCall.isCanceled()).isFalse();
     assertThat(watchdog.watchedCount()).isEqualTo(1);
 
-    // OkHttp reports the long call done (its body was read): it is forgotten, not cancelled.
+    // An async operation's earlier attempt ends while the operation goes on: not forgotten.
+    watchdog.listener().callEnd(longCall);
+    await().pollDelay(Duration.ofMillis(50)).atMost(Duration.ofSeconds(1)).until(() -> true);
+    assertThat(watchdog.watchedCount()).isEqualTo(1);
+
+    // The operation ended, and OkHttp reports its call done (its body was read): it is forgotten,
+    // not cancelled.
+    longCall.tag(OperationContext.class).end();
     watchdog.listener().callEnd(longCall);
     await().atMost(Duration.ofSeconds(5)).until(() -> watchdog.watchedCount() == 0);
     assertThat(longCall.isCanceled()).isFalse();
@@ -101,6 +108,7 @@ class DeadlineWatchdogTest {
   @Test
   void aCallThatFailedIsForgottenWithoutBeingCancelled() {
     Call call = watch(Duration.ofMillis(300));
+    call.tag(OperationContext.class).end();
     watchdog.listener().callFailed(call, new java.io.IOException("connection refused"));
     await().atMost(Duration.ofSeconds(5)).until(() -> watchdog.watchedCount() == 0);
     await().pollDelay(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> true);
