@@ -112,6 +112,27 @@ public final class InterleavedLatency {
             ratio, plus);
       }
       System.out.println();
+      // Side by side without raw OkHttp in between: is the SDK slower than a peer, and by how much?
+      System.out.println("| pair (same round) | median of per-round ratio [95 % CI] | median difference µs |");
+      System.out.println("|---|---:|---:|");
+      int sdk = names.indexOf("SDK `operation(req).execute()`");
+      int async = names.indexOf("SDK `operation(req).executeAsync().get()`");
+      int[][] pairs = {
+          {sdk, names.indexOf("Failsafe `FailsafeCall...execute()`")},
+          {sdk, names.indexOf("resilience4j `Retry.decorateCheckedSupplier`")},
+          {async, names.indexOf("(diagnostic) OkHttp `enqueue` + future")}};
+      for (int[] pair : pairs) {
+        double[] ratios = new double[rounds];
+        double[] diffs = new double[rounds];
+        for (int r = 0; r < rounds; r++) {
+          ratios[r] = blockMeans[pair[0]][r] / blockMeans[pair[1]][r];
+          diffs[r] = blockMeans[pair[0]][r] - blockMeans[pair[1]][r];
+        }
+        System.out.printf(Locale.ROOT, "| %s / %s | %.3f [%.3f, %.3f] | %+.1f |%n", names.get(pair[0]),
+            names.get(pair[1]), median(ratios), bootstrapMedian(ratios, boot, 0.025),
+            bootstrapMedian(ratios, boot, 0.975), median(diffs));
+      }
+      System.out.println();
     } finally {
       s.tearDown();
     }
