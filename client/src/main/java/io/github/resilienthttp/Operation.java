@@ -176,8 +176,10 @@ public final class Operation {
    *
    * <p>Returns the final response (success, a permanent failure such as 404, or the last retryable
    * response such as 503 when no more attempts were allowed); the caller must close it. The
-   * operation's deadline is also OkHttp's call timeout for the call, so it bounds reading the
-   * response body too.
+   * deadline bounds reading the response body too: once it has passed, the call is timed out the
+   * way OkHttp's own call timeout does it, and reading fails with OkHttp's
+   * {@code InterruptedIOException("timeout")}. The wrapped client's {@code callTimeout} does not
+   * apply: the deadline replaces it.
    *
    * @return the final response, which the caller must close
    * @throws OutcomeUnknownException when the server may have processed the request and retrying was
@@ -329,8 +331,9 @@ public final class Operation {
   }
 
   /**
-   * OkHttp's call timeout, when it fires, wraps whatever the interceptors threw in
-   * {@code InterruptedIOException("timeout")}. Give the caller the SDK's own exception back.
+   * When the deadline's backstop ({@link DeadlineWatchdog}) times the call out, OkHttp wraps
+   * whatever the interceptors threw in {@code InterruptedIOException("timeout")}. Give the caller
+   * the SDK's own exception back.
    */
   private static IOException unwrapCallTimeout(OperationContext op, IOException e) {
     if (e instanceof OperationFailure) {

@@ -145,7 +145,7 @@ final class RetryLoop {
    *
    * @param response the attempt's response, or {@code null}
    * @param failure the attempt's exception, or {@code null}
-   * @param callCanceled whether the attempt's call was canceled (by the user or a call timeout)
+   * @param callCanceled whether the attempt's call was canceled (by the user or at the deadline)
    * @return the response to return, or {@code null} to retry after {@link #retryDelay()} (its
    *     budget token already taken)
    * @throws IOException when the operation ends with a failure

@@ -57,6 +57,34 @@ public final class CallerOverhead {
       callers.put("SDK `operation(req).execute()`", s::sdkSyncCall);
       callers.put("Failsafe `FailsafeCall...execute()`", s::failsafeCall);
       callers.put("resilience4j `Retry.decorateCheckedSupplier`", s::resilience4jCall);
+      if ("POST".equals(method)) {
+        // Like for like: a peer that retries a POST safely must add a key, as the SDK does.
+        okhttp3.Request unkeyed = s.request;
+        callers.put("Failsafe + key (`UUID.randomUUID()`, request copy)", () -> {
+          s.request = withKey(unkeyed);
+          try {
+            return s.failsafeCall();
+          } finally {
+            s.request = unkeyed;
+          }
+        });
+        callers.put("resilience4j + key (`UUID.randomUUID()`, request copy)", () -> {
+          s.request = withKey(unkeyed);
+          try {
+            return s.resilience4jCall();
+          } finally {
+            s.request = unkeyed;
+          }
+        });
+        callers.put("OkHttp + key (`UUID.randomUUID()`, request copy), no retries", () -> {
+          s.request = withKey(unkeyed);
+          try {
+            return s.rawOkHttpCall();
+          } finally {
+            s.request = unkeyed;
+          }
+        });
+      }
       ThreadMXBean mx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
       long tid = Thread.currentThread().getId();
       int n = callers.size();
@@ -94,6 +122,11 @@ public final class CallerOverhead {
     } finally {
       s.tearDown();
     }
+  }
+
+  private static okhttp3.Request withKey(okhttp3.Request request) {
+    return request.newBuilder()
+        .header("Idempotency-Key", java.util.UUID.randomUUID().toString()).build();
   }
 
   private static double medianAfterWarmup(double[] perRound) {

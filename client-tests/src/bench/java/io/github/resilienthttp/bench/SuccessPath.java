@@ -104,9 +104,9 @@ public abstract class SuccessPath {
   }
 
   /**
-   * Diagnostic, not a peer: raw OkHttp with the call timeout the SDK sets on every operation (its
-   * deadline, 30 s by default, as the backstop that also bounds reading the body). Separates what
-   * OkHttp's call timeout costs from what the SDK's own code costs.
+   * Diagnostic, not a peer: raw OkHttp with a 30 s call timeout, which the SDK set on every
+   * operation as its deadline's backstop until its own watchdog replaced it. Shows what OkHttp's
+   * call timeout costs per call.
    */
   int rawOkHttpWithCallTimeoutCall() throws IOException {
     Call call = okHttp.newCall(request);
