@@ -44,6 +44,7 @@ final class DeadlineWatchdog {
   /** The operations the sweeps know, linked through {@code watchNext}; guarded by this. */
   private OperationContext watched;
   private final AtomicBoolean running = new AtomicBoolean();
+  private final AtomicBoolean warnedRejected = new AtomicBoolean();
   /** The sweep that reschedules itself while operations are watched. */
   private final Runnable tick = () -> sweep(true);
   /** A one-off sweep for an operation due before the next tick. */
@@ -236,8 +237,11 @@ final class DeadlineWatchdog {
       if (sweep == tick) {
         running.set(false);
       }
-      log.warn("the scheduler refused the deadline sweep; deadlines are enforced per attempt only"
-          + " until it accepts tasks again", e);
+      if (!warnedRejected.getAndSet(true)) {
+        // Once per client: every later operation would be refused the same way.
+        log.warn("the scheduler refused the deadline sweep; deadlines are enforced per attempt"
+            + " only (not for reading bodies or trickled transfers) until it accepts tasks", e);
+      }
     }
   }
 }

@@ -115,6 +115,17 @@ class DeadlineWatchdogTest {
     assertThat(call.isCanceled()).isFalse();
   }
 
+  @Test
+  void aShutDownSchedulerLeavesOperationsRunningWithoutTheBackstop() {
+    scheduler.shutdown();
+    Call first = watch(Duration.ofMillis(1));
+    assertThat(watchdog.isRunning()).isFalse(); // refused, so it can try again next time
+    Call second = watch(Duration.ofMillis(1));
+    assertThat(watchdog.isRunning()).isFalse();
+    assertThat(first.isCanceled()).isFalse();
+    assertThat(second.isCanceled()).isFalse();
+  }
+
   /** A real scheduler that records the delay of every task it is given, in nanoseconds. */
   static final class RecordingScheduler extends ScheduledThreadPoolExecutor {
     final List<Long> delaysNanos = new CopyOnWriteArrayList<>();
