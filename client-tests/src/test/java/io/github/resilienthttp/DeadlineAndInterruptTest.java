@@ -211,6 +211,24 @@ class DeadlineAndInterruptTest {
   }
 
   @Test
+  void operationsWhoseBodyEndsAtOnceAreForgottenLongBeforeTheirDeadline() throws Exception {
+    // An empty body (204, or Content-Length 0) ends OkHttp's call before execute() returns, so
+    // the call's end comes before the operation's: the watchdog must still forget it at the next
+    // sweep, not keep it (with its call) until the deadline.
+    for (int i = 0; i < 40; i++) {
+      server.enqueue(new MockResponse.Builder().code(i % 2 == 0 ? 204 : 200).build());
+    }
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
+        .retryPolicy(RetryPolicy.builder().deadline(Duration.ofSeconds(60)).build()).build();
+    for (int i = 0; i < 20; i++) {
+      client.operation(get()).execute().close();
+      client.operation(get()).executeAsync().get(5, TimeUnit.SECONDS).close();
+    }
+    await().atMost(Duration.ofSeconds(2))
+        .until(() -> client.deadlineWatchdog().watchedCount() == 0);
+  }
+
+  @Test
   void noWaitPassesTheDeadline() throws Exception {
     for (int i = 0; i < 10; i++) {
       server.enqueue(new MockResponse.Builder().code(503).build());

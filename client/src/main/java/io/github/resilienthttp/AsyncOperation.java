@@ -92,18 +92,8 @@ final class AsyncOperation {
 
   private void send(long remaining, BulkheadGate heldPermit) {
     Request attempt = loop.startAttempt(remaining);
-    Call c = client.okHttpClientForAsyncAttempts().newCall(attempt);
-    c.tag(OperationContext.class, () -> op);
-    if (client.wrappedCallTimeout()) {
-      // The deadline replaces the wrapped client's call timeout for operations.
-      c.timeout().timeout(0, TimeUnit.NANOSECONDS);
-    }
-    // The deadline's backstop, as for execute(): it also bounds reading the final response's body.
-    if (op.attempts() == 1) {
-      client.deadlineWatchdog().watch(op, c);
-    } else {
-      op.watchedCall = c;
-    }
+    // Watched for the deadline, which also bounds reading the final response's body.
+    Call c = op.newAttemptCall(attempt, remaining);
     call = c;
     if (op.isCanceled()) {
       c.cancel();
@@ -185,7 +175,7 @@ final class AsyncOperation {
     }
     loop.ended(null, e);
     // No body will be read: the deadline's backstop can forget the operation.
-    op.callDone = true;
+    op.endedWithoutResponse = true;
     completeOn(executor, () -> future.completeExceptionally(e));
   }
 

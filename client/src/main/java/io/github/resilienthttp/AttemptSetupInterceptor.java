@@ -1,13 +1,17 @@
 package io.github.resilienthttp;
 
 import java.io.IOException;
+import java.util.concurrent.TimeUnit;
 import okhttp3.Interceptor;
 import okhttp3.Response;
 
 /**
- * For async attempts (each its own OkHttp call, see {@link AsyncOperation}): shrinks the attempt's
- * timeouts to the time left before the deadline, exactly as {@link RetryInterceptor} does for
- * blocking attempts. (OkHttp's silent retries are off on the client for async attempts.) Not API.
+ * For attempts that are their own OkHttp call ({@link Operation#execute()} and
+ * {@link AsyncOperation}): shrinks the attempt's connect, read and write timeouts to the time left
+ * before the deadline (and to the policy's attempt timeout), as {@link RetryInterceptor} does for
+ * plain calls. It sits only on the client that {@link ResilientHttpClient#attemptClient} picks when
+ * some timeout must shrink, so an attempt that needs none pays for no extra interceptor level.
+ * (OkHttp's silent retries are off on both attempt clients.) Not API.
  */
 final class AttemptSetupInterceptor implements Interceptor {
   @Override
@@ -16,7 +20,36 @@ final class AttemptSetupInterceptor implements Interceptor {
     if (op == null || op.attempts() == 0) {
       return chain.proceed(chain.request());
     }
-    return RetryInterceptor.withTimeouts(chain, op.attemptRemainingNanos(),
+    return withTimeouts(chain, op.attemptRemainingNanos(),
         op.client.retryPolicy()).proceed(chain.request());
+  }
+
+  /** Shrinks the attempt's timeouts so that no attempt outlives the deadline. */
+  static Chain withTimeouts(Chain chain, long remainingNanos, RetryPolicy policy) {
+    long cap = remainingNanos;
+    if (policy.attemptTimeout().isPresent()) {
+      cap = Math.min(cap, policy.attemptTimeout().get().toNanos());
+    }
+    int capMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(cap)));
+    // Each with...() copies the chain: only change what needs changing.
+    Chain c = chain;
+    int connect = shrink(c.connectTimeoutMillis(), capMillis);
+    if (connect != c.connectTimeoutMillis()) {
+      c = c.withConnectTimeout(connect, TimeUnit.MILLISECONDS);
+    }
+    int read = shrink(c.readTimeoutMillis(), capMillis);
+    if (read != c.readTimeoutMillis()) {
+      c = c.withReadTimeout(read, TimeUnit.MILLISECONDS);
+    }
+    int write = shrink(c.writeTimeoutMillis(), capMillis);
+    if (write != c.writeTimeoutMillis()) {
+      c = c.withWriteTimeout(write, TimeUnit.MILLISECONDS);
+    }
+    return c;
+  }
+
+  /** OkHttp's 0 means "no timeout". */
+  private static int shrink(int currentMillis, int capMillis) {
+    return currentMillis == 0 ? capMillis : Math.min(currentMillis, capMillis);
   }
 }

@@ -128,13 +128,14 @@ final class DeadlineWatchdog {
   }
 
   /**
-   * OkHttp reports a call done. It counts only for the operation's current call once the operation
-   * has ended: an async operation's earlier attempts end (their responses closed) while it goes on.
+   * OkHttp reports a call ended. Only the operation's current call counts, and only once the
+   * operation has ended too ({@link OperationContext#callDone()}): an empty body ends its call before
+   * {@code execute()} returns, and an async operation's earlier attempts end while it goes on.
    */
   private void done(Call call) {
     OperationContext op = call.tag(OperationContext.class);
-    if (op != null && op.watchedCall == call && op.isEnded()) {
-      op.callDone = true;
+    if (op != null && op.watchedCall == call) {
+      op.watchedCallEnded = true;
     }
   }
 
@@ -159,14 +160,15 @@ final class DeadlineWatchdog {
     for (OperationContext op = watched; op != null; ) {
       OperationContext next = op.watchNext;
       boolean due = op.realDeadlineNanos - now <= 0;
-      if (op.callDone || due) {
+      boolean done = op.callDone();
+      if (done || due) {
         if (previous == null) {
           watched = next;
         } else {
           previous.watchNext = next;
         }
         op.watchNext = null;
-        if (due && !op.callDone) {
+        if (!done) {
           expire(op);
         }
       } else {

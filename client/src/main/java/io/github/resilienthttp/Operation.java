@@ -195,23 +195,28 @@ public final class Operation {
    */
   public Response execute() throws IOException {
     OperationContext op = begin();
-    Call call = client.okHttpClientForOperations().newCall(request);
-    // A call tag, not a request tag: no copy of the request per operation.
-    call.tag(OperationContext.class, () -> op);
-    if (client.wrappedCallTimeout()) {
-      // The deadline replaces the wrapped client's call timeout for operations.
-      call.timeout().timeout(0, TimeUnit.NANOSECONDS);
-    }
-    client.deadlineWatchdog().watch(op, call);
-    syncCall = call;
-    if (op.isCanceled()) {
-      call.cancel();
-    }
-    try {
-      return call.execute();
-    } catch (IOException e) {
-      throw unwrapCallTimeout(op, e);
-    }
+    // The key is stamped once, before the first attempt: every attempt carries the same key.
+    RetryLoop loop = new RetryLoop(op, client.idempotencyKeyPolicy().stamp(request, op));
+    return BlockingRetry.run(loop, new BlockingRetry.Attempts() {
+      private Call last;
+
+      @Override
+      public Response send(Request attempt, long remainingNanos) throws IOException {
+        // Each attempt is its own OkHttp call, carrying the operation as a call tag.
+        Call call = op.newAttemptCall(attempt, remainingNanos);
+        last = call;
+        syncCall = call;
+        if (op.isCanceled()) {
+          call.cancel();
+        }
+        return call.execute();
+      }
+
+      @Override
+      public boolean lastCanceled() {
+        return last != null && last.isCanceled();
+      }
+    });
   }
 
   /**
@@ -328,28 +333,6 @@ public final class Operation {
     return new OperationContext(client, key, keySent, idempotent, request.method(),
         request.url().host(), now, client.systemTime() ? now : System.nanoTime(), d.toNanos(),
         passThrough);
-  }
-
-  /**
-   * When the deadline's backstop ({@link DeadlineWatchdog}) times the call out, OkHttp wraps
-   * whatever the interceptors threw in {@code InterruptedIOException("timeout")}. Give the caller
-   * the SDK's own exception back.
-   */
-  private static IOException unwrapCallTimeout(OperationContext op, IOException e) {
-    if (e instanceof OperationFailure) {
-      return e;
-    }
-    Throwable cause = e.getCause();
-    if (cause instanceof DeadlineExceededException) {
-      return (DeadlineExceededException) cause;
-    }
-    if (!op.realDeadlinePassed()) {
-      return e;
-    }
-    return new DeadlineExceededException(
-        "deadline passed (deadline " + TimeUnit.NANOSECONDS.toMillis(op.deadlineDurationNanos)
-            + " ms)", op.key(), op.keySent, op.attempts(), "deadline",
-        cause instanceof IOException ? cause : e);
   }
 
   private boolean decideKeySent() {

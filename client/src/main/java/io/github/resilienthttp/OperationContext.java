@@ -1,5 +1,9 @@
 package io.github.resilienthttp;
 
+import java.util.concurrent.TimeUnit;
+import kotlin.jvm.functions.Function0;
+import okhttp3.Call;
+import okhttp3.Request;
 
 /**
  * The state of one running operation, carried from {@link Operation#execute()} to the interceptors
@@ -20,11 +24,19 @@ final class OperationContext {
    */
   final long realDeadlineNanos;
   /** The call {@link DeadlineWatchdog} watches for this operation, if any. */
-  volatile okhttp3.Call watchedCall;
-  /** Set when OkHttp reported {@link #watchedCall} done: its body was read or it failed. */
-  volatile boolean callDone;
+  volatile Call watchedCall;
+  /**
+   * Set when OkHttp reported {@link #watchedCall} ended ({@code callEnd} or {@code callFailed}).
+   * That happens before the operation ends when the body was complete at once (an empty body), and
+   * for an async operation's earlier attempts; {@link #callDone()} tells the two apart.
+   */
+  volatile boolean watchedCallEnded;
+  /** Set when the operation ended without a response: no body will be read. */
+  volatile boolean endedWithoutResponse;
   /** The next operation in {@link DeadlineWatchdog}'s list; only the watchdog reads it. */
   OperationContext watchNext;
+  /** The value of every attempt call's tag, made once per operation rather than per attempt. */
+  private final Function0<OperationContext> asTag = () -> this;
   private final String method;
   private final String host;
   private volatile OperationInfo info;
@@ -73,6 +85,35 @@ final class OperationContext {
 
   long elapsedNanos() {
     return client.timeSource().nanoTime() - startNanos;
+  }
+
+  /**
+   * A new OkHttp call for one attempt of this operation: on the client that
+   * {@link ResilientHttpClient#attemptClient} picks, tagged with this operation, without the wrapped
+   * client's call timeout (the deadline replaces it), and watched for the deadline.
+   */
+  Call newAttemptCall(Request attempt, long remainingNanos) {
+    Call call = client.attemptClient(remainingNanos).newCall(attempt);
+    call.tag(OperationContext.class, asTag);
+    if (client.wrappedCallTimeout()) {
+      call.timeout().timeout(0, TimeUnit.NANOSECONDS);
+    }
+    if (watchedCall == null) {
+      client.deadlineWatchdog().watch(this, call);
+    } else {
+      // The watchdog already knows the operation: it follows its current call.
+      watchedCall = call;
+      watchedCallEnded = false;
+    }
+    return call;
+  }
+
+  /**
+   * Whether the deadline's backstop can forget this operation: it ended, and either had no response
+   * or OkHttp reported its last call ended (the body was read or closed).
+   */
+  boolean callDone() {
+    return endedWithoutResponse || (watchedCallEnded && ended);
   }
 
   /** True once the deadline has passed in real time, i.e. the backstop may have fired. */

@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
 import okhttp3.EventListener;
 import okhttp3.OkHttpClient;
@@ -57,7 +58,13 @@ public final class ResilientHttpClient {
   private final List<OperationListener> listenerList;
   private final Listeners listeners;
   private final String replayHeader;
-  private final OkHttpClient forAsyncAttempts;
+  /** Attempts of operations, each its own call: no SDK application interceptor. */
+  private final OkHttpClient forAttempts;
+  /** The same, with {@link AttemptSetupInterceptor}: for attempts whose timeouts must shrink. */
+  private final OkHttpClient forShrunkAttempts;
+  private final boolean attemptTimeoutSet;
+  /** The wrapped client's longest connect, read or write timeout; MAX_VALUE when one is 0. */
+  private final long longestTimeoutNanos;
   private final ScheduledExecutorService userScheduler;
   private volatile ScheduledExecutorService defaultScheduler;
   private final DeadlineWatchdog deadlineWatchdog;
@@ -101,9 +108,13 @@ public final class ResilientHttpClient {
     this.forOperations = derived.build();
     OkHttpClient.Builder attempts = withWatchdogListener(wrapped.newBuilder());
     attempts.retryOnConnectionFailure(false);
-    attempts.interceptors().add(0, new AttemptSetupInterceptor());
     attempts.networkInterceptors().add(0, new NetworkAttemptTracker());
-    this.forAsyncAttempts = attempts.build();
+    this.forAttempts = attempts.build();
+    OkHttpClient.Builder shrunk = forAttempts.newBuilder();
+    shrunk.interceptors().add(0, new AttemptSetupInterceptor());
+    this.forShrunkAttempts = shrunk.build();
+    this.attemptTimeoutSet = b.retryPolicy.attemptTimeout().isPresent();
+    this.longestTimeoutNanos = longestTimeoutNanos(wrapped);
     this.userScheduler = b.scheduler;
     this.wrappedCallTimeout = wrapped.callTimeoutMillis() != 0;
     this.systemTime = timeSource instanceof SystemTimeSource;
@@ -310,8 +321,23 @@ public final class ResilientHttpClient {
     return wrappedCallTimeout;
   }
 
-  OkHttpClient okHttpClientForAsyncAttempts() {
-    return forAsyncAttempts;
+  /**
+   * The client for one attempt that is its own call. An attempt whose connect, read or write timeout
+   * must shrink (to the time left, or to the attempt timeout) goes through the client with
+   * {@link AttemptSetupInterceptor}; the others skip that interceptor level.
+   */
+  OkHttpClient attemptClient(long remainingNanos) {
+    return attemptTimeoutSet || remainingNanos < longestTimeoutNanos ? forShrunkAttempts : forAttempts;
+  }
+
+  private static long longestTimeoutNanos(OkHttpClient c) {
+    int connect = c.connectTimeoutMillis();
+    int read = c.readTimeoutMillis();
+    int write = c.writeTimeoutMillis();
+    if (connect == 0 || read == 0 || write == 0) {
+      return Long.MAX_VALUE; // "no timeout" always shrinks to the time left
+    }
+    return TimeUnit.MILLISECONDS.toNanos(Math.max(connect, Math.max(read, write)));
   }
 
   /**

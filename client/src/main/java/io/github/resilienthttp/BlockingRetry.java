@@ -1,0 +1,103 @@
+package io.github.resilienthttp;
+
+import java.io.IOException;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/**
+ * The blocking driver of the retry loop: sends one attempt at a time on the calling thread and waits
+ * between attempts through the client's {@link TimeSource}. The decisions are {@link RetryLoop}'s.
+ * How an attempt is sent is the caller's: {@link Operation#execute()} makes each attempt its own
+ * OkHttp call; a plain call on {@link ResilientHttpClient#okHttpClient()} proceeds down its
+ * interceptor chain ({@link RetryInterceptor}). Not API.
+ */
+final class BlockingRetry {
+  private BlockingRetry() {}
+
+  /** How one attempt is sent. */
+  interface Attempts {
+    /**
+     * Sends one attempt.
+     *
+     * @param attempt the request of the attempt
+     * @param remainingNanos the time left before the deadline, which caps the attempt's timeouts
+     * @return the attempt's response
+     * @throws IOException the attempt's failure
+     */
+    Response send(Request attempt, long remainingNanos) throws IOException;
+
+    /**
+     * Whether the last attempt's call was cancelled (by the user, or at the deadline).
+     *
+     * @return whether the last attempt's call was cancelled
+     */
+    boolean lastCanceled();
+  }
+
+  /**
+   * Runs the operation to its end: returns the final response or throws the operation's failure,
+   * after reporting the end to listeners and the log.
+   */
+  static Response run(RetryLoop loop, Attempts attempts) throws IOException {
+    try {
+      Response response = attemptUntilFinal(loop, attempts);
+      loop.ended(response, null);
+      return response;
+    } catch (IOException | RuntimeException | Error e) {
+      loop.ended(null, e);
+      // No body will be read: the deadline's backstop can forget the operation.
+      loop.op.endedWithoutResponse = true;
+      throw e;
+    }
+  }
+
+  private static Response attemptUntilFinal(RetryLoop loop, Attempts attempts) throws IOException {
+    ResilientHttpClient client = loop.client;
+    while (true) {
+      long remaining = loop.beforeAttempt();
+      BulkheadGate bulkhead = client.bulkheadGate();
+      if (bulkhead != null) {
+        long waitStart = System.nanoTime();
+        long allowed = RetryLoop.bulkheadWaitNanos(remaining);
+        boolean admitted;
+        try {
+          admitted = bulkhead.acquire(allowed);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw loop.interrupted();
+        }
+        if (!admitted) {
+          throw loop.bulkheadRejected(System.nanoTime() - waitStart, bulkhead.cutByDeadline(allowed));
+        }
+        remaining = loop.op.remainingNanos();
+      }
+
+      Response result;
+      try {
+        Request attempt = loop.startAttempt(remaining);
+        Response response = null;
+        IOException failure = null;
+        try {
+          response = attempts.send(attempt, remaining);
+        } catch (IOException e) {
+          failure = e;
+        }
+        result = loop.afterAttempt(response, failure, attempts.lastCanceled());
+      } finally {
+        loop.releaseBreakerPermission();
+        if (bulkhead != null) {
+          bulkhead.release();
+        }
+      }
+      if (result != null) {
+        return result;
+      }
+      try {
+        client.timeSource().sleep(loop.retryDelay());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw loop.interrupted();
+      }
+    }
+  }
+}
