@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.SocketEffect;
+import okhttp3.Dispatcher;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -226,6 +227,60 @@ class DeadlineAndInterruptTest {
     }
     await().atMost(Duration.ofSeconds(2))
         .until(() -> client.deadlineWatchdog().watchedCount() == 0);
+  }
+
+  @Test
+  void anAsyncAttemptQueuedInOkHttpsDispatcherPastItsDeadlineFailsAndFreesTheDispatcher()
+      throws Exception {
+    // One request per host at a time: the second operation's call waits in OkHttp's queue, behind
+    // a slow first one, until after its own deadline.
+    server.enqueue(new MockResponse.Builder().headersDelay(1_500, TimeUnit.MILLISECONDS).body("slow").build());
+    server.enqueue(new MockResponse.Builder().body("later").build());
+    Dispatcher dispatcher = new Dispatcher();
+    dispatcher.setMaxRequestsPerHost(1);
+    OkHttpClient oneAtATime = okHttp.newBuilder().dispatcher(dispatcher).build();
+    ResilientHttpClient client = ResilientHttpClient.wrap(oneAtATime).build();
+
+    CompletableFuture<Response> slow = client.operation(get()).deadline(Duration.ofSeconds(10)).executeAsync();
+    await().atMost(Duration.ofSeconds(5)).until(() -> server.getRequestCount() == 1);
+    Operation queued = client.operation(get()).deadline(Duration.ofMillis(300));
+    long start = System.nanoTime();
+    CompletableFuture<Response> late = queued.executeAsync();
+
+    assertThatThrownBy(() -> late.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(DeadlineExceededException.class);
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(3_000L);
+    try (Response r = slow.get(5, TimeUnit.SECONDS)) {
+      assertThat(r.body().string()).isEqualTo("slow");
+    }
+    // Nothing is stuck in OkHttp's dispatcher, and the host is usable again.
+    await().atMost(Duration.ofSeconds(5)).until(() -> dispatcher.runningCallsCount() == 0
+        && dispatcher.queuedCallsCount() == 0);
+    try (Response r = client.operation(get()).executeAsync().get(5, TimeUnit.SECONDS)) {
+      assertThat(r.body().string()).isEqualTo("later");
+    }
+    assertThat(server.getRequestCount()).isEqualTo(2); // the late operation sent nothing
+  }
+
+  @Test
+  void executeStartsNoThreadOfItsOwn() throws Exception {
+    // The deadline's sweeps run on Okio's watchdog thread, which OkHttp uses anyway: clients that
+    // only run blocking operations start no SDK thread, however many there are.
+    for (int i = 0; i < 10; i++) {
+      server.enqueue(new MockResponse.Builder().body("ok").build());
+    }
+    long before = sdkThreads();
+    for (int i = 0; i < 10; i++) {
+      ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).build();
+      try (Response r = client.operation(get()).execute()) {
+        assertThat(r.body().string()).isEqualTo("ok");
+      }
+    }
+    assertThat(sdkThreads()).isLessThanOrEqualTo(before);
+  }
+
+  private static long sdkThreads() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.getName().startsWith("resilient-http")).count();
   }
 
   @Test

@@ -1,8 +1,9 @@
 package io.github.resilienthttp;
 
-import java.util.concurrent.RejectedExecutionException;
+import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import okhttp3.Call;
 import okhttp3.EventListener;
@@ -11,24 +12,39 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The deadline's backstop for an operation: cancels the operation's OkHttp call (for
- * {@code executeAsync()}, its current attempt's call) once its deadline has passed in real time, for what the per-attempt timeouts cannot bound (a DNS lookup, a
- * trickled upload or response, reading the body after {@code execute()} returned). Not API.
+ * The deadline's backstop for operations: once an operation's deadline has passed in real time,
+ * stops its current OkHttp call, for what the per-attempt timeouts cannot bound (a trickled upload
+ * or response, a call waiting in OkHttp's dispatcher queue, reading the body after the operation
+ * returned). Not API.
  *
- * <p>It replaces OkHttp's call timeout, which the SDK used to set on every operation. That timeout
- * is an Okio {@code AsyncTimeout}: each call enters a global queue at its head and wakes Okio's
- * watchdog thread, which cost 4 to 7 µs per call on loopback, more than half of the SDK's
- * overhead (see {@code BENCHMARKS.md}). Here an operation only joins a lock-free stack (it is its
- * own list node, so joining allocates nothing); one sweep
- * on the client's scheduler, every {@link #TICK_NANOS} at most while operations are watched,
- * cancels the calls whose deadline has passed and forgets the ones that are done. A sweep is also
- * scheduled for the earliest deadline it saw, so a deadline is enforced on time, not at the next
- * tick; only an operation whose deadline is closer than the next sweep schedules its own. With no
- * operation watched for {@link #IDLE_NANOS}, the sweeps stop.
+ * <p>It replaces OkHttp's call timeout, which the SDK used to set on every call. That timeout is an
+ * Okio {@link AsyncTimeout}: every call enters Okio's global timeout queue, at its head when nothing
+ * else is pending, and wakes Okio's watchdog thread, which cost 2 to 5 µs per call on loopback, most
+ * of the SDK's overhead (see {@code BENCHMARKS.md}). Here an operation only joins a lock-free stack
+ * (it is its own list node, so joining allocates nothing). One sweep, at most every
+ * {@link #TICK_NANOS} while operations are watched and also at the earliest deadline it knows of,
+ * stops the calls whose deadline has passed and forgets the operations that are done. The sweeps
+ * run on Okio's own watchdog thread, as OkHttp's call timeouts did, through one {@code AsyncTimeout}
+ * per client that is re-armed after each sweep: about 100 entries in Okio's queue per second while
+ * busy, whatever the traffic, and none when idle. So no thread is added, and the client's scheduler
+ * (which may be the user's, and busy) plays no part. Only an operation due before the next sweep
+ * arms a timer of its own. With no operation watched for {@link #IDLE_NANOS}, the sweeps stop.
  *
- * <p>A call is done, and forgotten, when OkHttp reports {@code callEnd} or {@code callFailed}
- * through the {@link #listener()} installed on the SDK's client: after the response body was read
- * or closed. A body that is never closed is forgotten at its deadline, when its call is cancelled.
+ * <p>How a call is stopped depends on where the operation is:
+ * <ul>
+ *   <li>While it runs (an attempt in flight, or waiting in OkHttp's dispatcher queue), the call is
+ *       cancelled; the retry loop sees a cancelled call after the deadline and throws
+ *       {@link DeadlineExceededException}.
+ *   <li>Once it returned a response, the caller may be reading the body: the call's own timeout is
+ *       entered with a deadline of now, so OkHttp fails the read exactly as its call timeout would,
+ *       with {@code InterruptedIOException("timeout")}. (Entering it earlier is not possible: OkHttp
+ *       enters a call's timeout itself when the call starts, and Okio refuses a second entry.)
+ * </ul>
+ *
+ * <p>An operation is done, and forgotten, when it ended without a response, or when it returned one
+ * and OkHttp reported its last call ended ({@code callEnd} or {@code callFailed}, through the
+ * {@link #listener()} installed first on the SDK's attempt clients): after the body was read or
+ * closed. A body that is never closed is forgotten at its deadline, when its call is stopped.
  * Thread-safe.
  */
 final class DeadlineWatchdog {
@@ -38,44 +54,39 @@ final class DeadlineWatchdog {
   /** Sweeps stop after this long without a watched operation: 1 s. */
   static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-  private final ResilientHttpClient client;
   /** Operations that joined since the last sweep, newest first: a lock-free stack. */
   private final AtomicReference<OperationContext> joined = new AtomicReference<>();
   /** The operations the sweeps know, linked through {@code watchNext}; guarded by this. */
   private OperationContext watched;
+  /** Whether the tick timer is armed (or a sweep that will re-arm it is running). */
   private final AtomicBoolean running = new AtomicBoolean();
-  private final AtomicBoolean warnedRejected = new AtomicBoolean();
-  /** The sweep that reschedules itself while operations are watched. */
-  private final Runnable tick = () -> sweep(true);
-  /** A one-off sweep for an operation due before the next tick. */
-  private final Runnable early = () -> sweep(false);
+  /** The timer of the regular sweeps; armed only by whoever set {@link #running}, or a tick. */
+  private final AsyncTimeout tickTimer = new SweepTimer(true);
+  /** Timers armed for operations due before the next tick (for tests). */
+  private final AtomicInteger earlyTimers = new AtomicInteger();
   private final EventListener listener = new EventListener() {
     @Override
     public void callEnd(Call call) {
-      done(call);
+      ended(call);
     }
 
     @Override
-    public void callFailed(Call call, java.io.IOException ioe) {
-      done(call);
+    public void callFailed(Call call, IOException ioe) {
+      ended(call);
     }
   };
-  /** The time by which a sweep will run at the latest (System.nanoTime), while running. */
+  /** The time by which the next tick runs at the latest (System.nanoTime), while running. */
   private volatile long nextSweepNanos;
   private volatile long idleSinceNanos;
 
-  DeadlineWatchdog(ResilientHttpClient client) {
-    this.client = client;
-  }
-
-  /** The event listener that tells this watchdog when a call is done; stateless, shared. */
+  /** The event listener that tells this watchdog when a call ended; stateless, shared. */
   EventListener listener() {
     return listener;
   }
 
   /**
-   * Watches {@code call} for {@code op}'s deadline: the call is cancelled once the deadline has
-   * passed, unless OkHttp reported it done first.
+   * Watches {@code op}, whose current call is {@code call}, for its deadline. Later attempts only
+   * update {@link OperationContext#watchedCall}.
    */
   void watch(OperationContext op, Call call) {
     op.watchedCall = call;
@@ -86,20 +97,32 @@ final class DeadlineWatchdog {
     } while (!joined.compareAndSet(head, op));
     if (!running.get() && running.compareAndSet(false, true)) {
       idleSinceNanos = System.nanoTime();
-      schedule(tick, 0);
+      armTick(0);
     } else if (op.realDeadlineNanos - nextSweepNanos < 0) {
       // Due before the next tick (a deadline under 10 ms away): not seen in time otherwise.
-      schedule(early, op.realDeadlineNanos - System.nanoTime());
+      earlyTimers.incrementAndGet();
+      AsyncTimeout early = new SweepTimer(false);
+      early.deadlineNanoTime(op.realDeadlineNanos);
+      early.enter();
     }
   }
 
   /**
-   * The time by which the next sweep runs, while running.
+   * The time by which the next tick runs, while running.
    *
-   * @return the time by which the next sweep runs, in {@link System#nanoTime()} (for tests)
+   * @return the time by which the next tick runs, in {@link System#nanoTime()} (for tests)
    */
   long nextSweepNanos() {
     return nextSweepNanos;
+  }
+
+  /**
+   * How many timers were armed for operations due before the next tick.
+   *
+   * @return how many timers were armed for operations due before the next tick (for tests)
+   */
+  int earlyTimers() {
+    return earlyTimers.get();
   }
 
   /**
@@ -128,20 +151,28 @@ final class DeadlineWatchdog {
   }
 
   /**
-   * OkHttp reports a call ended. Only the operation's current call counts, and only once the
-   * operation has ended too ({@link OperationContext#callDone()}): an empty body ends its call before
-   * {@code execute()} returns, and an async operation's earlier attempts end while it goes on.
+   * OkHttp reports a call ended. Only the operation's current call counts, and the operation is
+   * done only once it has ended too ({@link OperationContext#callDone()}): an empty body ends its
+   * call before {@code execute()} returns, and an async operation's earlier attempts end while it
+   * goes on.
    */
-  private void done(Call call) {
+  private void ended(Call call) {
     OperationContext op = call.tag(OperationContext.class);
     if (op != null && op.watchedCall == call) {
       op.watchedCallEnded = true;
     }
   }
 
+  /** Arms the tick timer to fire in {@code delayNanos}; only the owner of the tick calls this. */
+  private void armTick(long delayNanos) {
+    tickTimer.exit(); // back to idle after it fired (a no-op the first time)
+    tickTimer.deadlineNanoTime(System.nanoTime() + Math.max(0, delayNanos));
+    tickTimer.enter();
+  }
+
   /**
-   * Cancels the watched calls that are due and forgets the ones that are done. A tick then
-   * schedules the next one: at the earliest deadline seen, and within {@link #TICK_NANOS}.
+   * Stops the watched calls that are due and forgets the operations that are done. A tick then
+   * re-arms itself: at the earliest deadline seen, and within {@link #TICK_NANOS}.
    */
   private synchronized void sweep(boolean isTick) {
     long now = System.nanoTime();
@@ -159,9 +190,8 @@ final class DeadlineWatchdog {
     OperationContext previous = null;
     for (OperationContext op = watched; op != null; ) {
       OperationContext next = op.watchNext;
-      boolean due = op.realDeadlineNanos - now <= 0;
       boolean done = op.callDone();
-      if (done || due) {
+      if (done || op.realDeadlineNanos - now <= 0) {
         if (previous == null) {
           watched = next;
         } else {
@@ -192,31 +222,28 @@ final class DeadlineWatchdog {
         return;
       }
     }
-    schedule(tick, earliest - System.nanoTime());
+    armTick(earliest - System.nanoTime());
   }
 
-  /**
-   * Times the call out the way OkHttp's own call timeout does, so that the caller sees the same
-   * failure: the call's {@link AsyncTimeout} (which OkHttp consults when the call ends) is entered
-   * with a deadline of now, Okio's watchdog cancels the call at once, and OkHttp reports
-   * {@code InterruptedIOException("timeout")}, both from {@code execute()} (which the SDK turns into
-   * {@link DeadlineExceededException}) and from reading the body afterwards. Entered only here, at
-   * the deadline, so a call that ends in time never touches Okio's timeout queue. If OkHttp's call
-   * timeout is not an {@code AsyncTimeout}, the call is simply cancelled.
-   */
+  /** Stops the call of an operation whose deadline has passed (see the class comment). */
   private static void expire(OperationContext op) {
     Call call = op.watchedCall;
     try {
-      if (!enterTimeout(call)) {
+      if (!op.isEnded() || !enterTimeout(call)) {
         call.cancel();
       }
     } catch (RuntimeException e) {
       // Cancelling runs the user's EventListener.canceled: a bug there must not stop the sweeps.
-      log.warn("cancelling a call at its deadline failed", e);
+      log.warn("stopping a call at its deadline failed", e);
     }
   }
 
-  /** Enters the call's own timeout with a deadline of now; false when that is not possible. */
+  /**
+   * Enters the call's own timeout with a deadline of now. Only for a call that has returned its
+   * response: OkHttp entered (or skipped, having no call timeout) the timeout when the call started.
+   *
+   * @return false when the call's timeout is not an {@link AsyncTimeout} or is already entered
+   */
   private static boolean enterTimeout(Call call) {
     if (!(call.timeout() instanceof AsyncTimeout timeout)) {
       return false;
@@ -231,18 +258,26 @@ final class DeadlineWatchdog {
     }
   }
 
-  private void schedule(Runnable sweep, long delayNanos) {
-    try {
-      client.scheduler().schedule(sweep, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
-    } catch (RejectedExecutionException e) {
-      // The user's scheduler was shut down: the per-attempt timeouts still bound every attempt.
-      if (sweep == tick) {
-        running.set(false);
-      }
-      if (!warnedRejected.getAndSet(true)) {
-        // Once per client: every later operation would be refused the same way.
-        log.warn("the scheduler refused the deadline sweep; deadlines are enforced per attempt"
-            + " only (not for reading bodies or trickled transfers) until it accepts tasks", e);
+  /**
+   * A sweep on Okio's watchdog thread. That thread times out every OkHttp socket in the JVM, so a
+   * sweep must be short and must never let an exception escape: it would end the thread.
+   */
+  private final class SweepTimer extends AsyncTimeout {
+    private final boolean isTick;
+
+    SweepTimer(boolean isTick) {
+      this.isTick = isTick;
+    }
+
+    @Override
+    protected void timedOut() {
+      try {
+        sweep(isTick);
+      } catch (RuntimeException e) {
+        log.error("deadline sweep failed; sweeping again in 10 ms", e);
+        if (isTick) {
+          armTick(TICK_NANOS);
+        }
       }
     }
   }

@@ -98,7 +98,7 @@ public final class ResilientHttpClient {
     this.listenerList = List.copyOf(b.listeners);
     this.listeners = new Listeners(listenerList);
     this.replayHeader = b.replayHeader;
-    this.deadlineWatchdog = new DeadlineWatchdog(this);
+    this.deadlineWatchdog = new DeadlineWatchdog();
     OkHttpClient.Builder derived = withWatchdogListener(wrapped.newBuilder());
     // OkHttp's silent retries are off for every SDK attempt (RetryInterceptor restores them for
     // pass-through calls): set once on the client, not copied into each call's chain.
@@ -122,15 +122,16 @@ public final class ResilientHttpClient {
   }
 
   /**
-   * Adds the deadline watchdog's listener after the wrapped client's own event listener, which
-   * still sees every event first. No wrapper is made for a client without a listener.
+   * Adds the deadline watchdog's listener to the wrapped client's own event listener, which still
+   * sees every event. The watchdog's comes first, so that a listener that throws cannot keep it
+   * from hearing that a call ended. No wrapper is made for a client without a listener.
    */
   private OkHttpClient.Builder withWatchdogListener(OkHttpClient.Builder builder) {
     EventListener.Factory userListeners = wrapped.eventListenerFactory();
     EventListener watchdogListener = deadlineWatchdog.listener();
     return builder.eventListenerFactory(call -> {
       EventListener user = userListeners.create(call);
-      return user == EventListener.NONE ? watchdogListener : user.plus(watchdogListener);
+      return user == EventListener.NONE ? watchdogListener : watchdogListener.plus(user);
     });
   }
 
