@@ -58,6 +58,7 @@ public final class InterleavedLatency {
       calls.put("Failsafe `FailsafeCall...execute()`", s::failsafeCall);
       calls.put("resilience4j `Retry.decorateCheckedSupplier`", s::resilience4jCall);
       calls.put("(diagnostic) OkHttp + 30 s call timeout", s::rawOkHttpWithCallTimeoutCall);
+      calls.put("(diagnostic) OkHttp + a fixed key header", s::rawOkHttpWithKeyHeaderCall);
       calls.put("(diagnostic) OkHttp `enqueue` + future", s::rawOkHttpAsyncCall);
       List<String> names = new ArrayList<>(calls.keySet());
       int n = names.size();

@@ -64,6 +64,8 @@ public abstract class SuccessPath {
   LoopbackHttpServer server;
   OkHttpClient okHttp;
   Request request;
+  /** {@link #request} plus a fixed idempotency key header. */
+  Request keyedRequest;
   ResilientHttpClient sdk;
   FailsafeExecutor<Response> failsafe;
   Retry retry;
@@ -74,6 +76,8 @@ public abstract class SuccessPath {
     okHttp = new OkHttpClient.Builder().build();
     Request.Builder b = new Request.Builder().url(server.url("/payments"));
     request = "POST".equals(method) ? b.post(RequestBody.create(PAYMENT, JSON)).build() : b.build();
+    keyedRequest = request.newBuilder()
+        .header("Idempotency-Key", "3b241101-e2bb-4255-8caf-4136c566a962").build();
     sdk = ResilientHttpClient.wrap(okHttp).build();
     failsafe = Failsafe.with(dev.failsafe.RetryPolicy.<Response>builder()
         .handle(IOException.class)
@@ -108,6 +112,15 @@ public abstract class SuccessPath {
    * operation as its deadline's backstop until its own watchdog replaced it. Shows what OkHttp's
    * call timeout costs per call.
    */
+  /**
+   * Diagnostic, not a peer: raw OkHttp sending the same request plus a fixed
+   * {@code Idempotency-Key} header (made once, in the set-up). Shows what the key costs on the wire
+   * and at the server, apart from making it and copying the request.
+   */
+  int rawOkHttpWithKeyHeaderCall() throws IOException {
+    return consume(okHttp.newCall(keyedRequest).execute());
+  }
+
   int rawOkHttpWithCallTimeoutCall() throws IOException {
     Call call = okHttp.newCall(request);
     call.timeout().timeout(30, TimeUnit.SECONDS);
