@@ -85,11 +85,13 @@ final class DeadlineWatchdog {
   }
 
   /**
-   * Watches {@code op}, whose current call is {@code call}, for its deadline. Later attempts only
-   * update {@link OperationContext#watchedCall}.
+   * Watches {@code op}, whose current call is {@code call}, for its deadline. Called by
+   * {@link OperationContext#newAttemptCall} when the watchdog does not have the operation; later
+   * attempts only update {@link OperationContext#watchedCall}.
    */
   void watch(OperationContext op, Call call) {
     op.watchedCall = call;
+    op.inWatchdog = true;
     OperationContext head;
     do {
       head = joined.get();
@@ -198,6 +200,7 @@ final class DeadlineWatchdog {
           previous.watchNext = next;
         }
         op.watchNext = null;
+        op.inWatchdog = false; // after unlinking: watch() may link it again from now on
         if (!done) {
           expire(op);
         }

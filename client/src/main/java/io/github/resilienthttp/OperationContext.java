@@ -35,6 +35,11 @@ final class OperationContext {
   volatile boolean endedWithoutResponse;
   /** The next operation in {@link DeadlineWatchdog}'s list; only the watchdog reads it. */
   OperationContext watchNext;
+  /**
+   * Whether {@link DeadlineWatchdog} has this operation in its lists. Cleared (by the watchdog,
+   * after unlinking it) when the operation is forgotten or its deadline passed.
+   */
+  volatile boolean inWatchdog;
   /** The value of every attempt call's tag, made once per operation rather than per attempt. */
   private final Function0<OperationContext> asTag = () -> this;
   private final String method;
@@ -98,12 +103,14 @@ final class OperationContext {
     if (client.wrappedCallTimeout()) {
       call.timeout().timeout(0, TimeUnit.NANOSECONDS);
     }
-    if (watchedCall == null) {
+    watchedCallEnded = false;
+    watchedCall = call;
+    // Checked after the call is set: a watchdog that dropped the operation (its deadline passed in
+    // real time, while this attempt was being set up) either saw this call and stopped it, or is
+    // told again here, so no attempt ever runs unwatched.
+    if (!inWatchdog) {
+      inWatchdog = true;
       client.deadlineWatchdog().watch(this, call);
-    } else {
-      // The watchdog already knows the operation: it follows its current call.
-      watchedCall = call;
-      watchedCallEnded = false;
     }
     return call;
   }

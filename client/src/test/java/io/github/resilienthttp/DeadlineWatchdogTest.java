@@ -79,6 +79,9 @@ class DeadlineWatchdogTest {
     // Wait for a tick to have run (it sets the time of the next one).
     await().atMost(Duration.ofSeconds(5)).until(() -> watchdog.nextSweepNanos() != 0);
     for (int tries = 0; ; tries++) {
+      // Start right after a tick, so that the next one is as far away as it gets (up to 10 ms).
+      long previousTick = watchdog.nextSweepNanos();
+      await().atMost(Duration.ofSeconds(5)).until(() -> watchdog.nextSweepNanos() != previousTick);
       int before = watchdog.earlyTimers();
       long nextTick = watchdog.nextSweepNanos();
       // Due in 1 µs: before the next tick, unless that tick is already overdue (a loaded machine).
@@ -94,6 +97,18 @@ class DeadlineWatchdogTest {
       await().atMost(Duration.ofSeconds(5)).until(soon::isCanceled);
       return;
     }
+  }
+
+  @Test
+  void anAttemptStartedAfterTheOperationWasDroppedAtItsDeadlineIsWatchedAgain() {
+    // The deadline passes in real time while the next attempt is being set up (a fake clock, or a
+    // slow bulkhead wait): the watchdog has dropped the operation, and must see the new call.
+    Call first = watch(Duration.ofMillis(50));
+    await().atMost(Duration.ofSeconds(5)).until(first::isCanceled);
+    assertThat(watchdog.watchedCount()).isZero();
+    Call second = op(first).newAttemptCall(request, 1);
+    await().atMost(Duration.ofSeconds(5)).until(second::isCanceled);
+    assertThat(watchdog.watchedCount()).isZero();
   }
 
   @Test
