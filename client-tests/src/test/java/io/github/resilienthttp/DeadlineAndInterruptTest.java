@@ -23,6 +23,8 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import okio.BufferedSink;
+import okio.Okio;
+import okio.Throttler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -146,14 +148,12 @@ class DeadlineAndInterruptTest {
 
       @Override
       public void writeTo(BufferedSink sink) throws IOException {
-        for (int i = 0; i < 200; i++) { // 200 x 20 ms = 4 s
-          sink.writeByte('x').flush();
-          try {
-            Thread.sleep(20);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException();
-          }
+        // 200 bytes at 50 bytes/s, in 1-byte writes: 4 s, each write quick.
+        Throttler throttler = new Throttler();
+        throttler.bytesPerSecond(50, 1, 1);
+        BufferedSink slow = Okio.buffer(throttler.sink(sink));
+        for (int i = 0; i < 200; i++) {
+          slow.writeByte('x').flush(); // through to the socket
         }
       }
     };
