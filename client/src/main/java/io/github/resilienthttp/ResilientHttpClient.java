@@ -299,10 +299,6 @@ public final class ResilientHttpClient {
     return random;
   }
 
-  OkHttpClient okHttpClientForOperations() {
-    return forOperations;
-  }
-
   /** Whether the client's {@link TimeSource} is the system's: then its readings are real time. */
   boolean systemTime() {
     return systemTime;
