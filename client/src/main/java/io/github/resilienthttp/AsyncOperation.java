@@ -45,6 +45,11 @@ final class AsyncOperation {
   /** Cancels the in-flight call and any scheduled retry; the future completes as cancelled. */
   void cancel() {
     op.cancel();
+    // The future first: cancelling the call wakes the attempt's callback, which would otherwise
+    // race to end the operation with a "canceled" failure instead of a cancelled future.
+    if (future.cancelFromOperation() && ended.compareAndSet(false, true)) {
+      loop.ended(null, new CancellationException("operation canceled"));
+    }
     Call c = call;
     if (c != null) {
       c.cancel();
@@ -54,10 +59,7 @@ final class AsyncOperation {
       s.cancel(false);
     }
     // The breaker permission of an in-flight attempt is released by its callback, which OkHttp
-    // always calls, also after a cancel; the loop is only ever touched by one step at a time.
-    if (future.cancelFromOperation() && ended.compareAndSet(false, true)) {
-      loop.ended(null, new CancellationException("operation canceled"));
-    }
+    // always calls, also after a cancel.
   }
 
   private void step() {
