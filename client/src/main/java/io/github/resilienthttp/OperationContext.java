@@ -6,8 +6,11 @@ import okhttp3.Call;
 import okhttp3.Request;
 
 /**
- * The state of one running operation, carried from {@link Operation#execute()} to the interceptors
- * as a request tag. Not API. Thread-safe: counters are read by the caller while interceptors write.
+ * The state of one running operation, carried as a call tag on each of its OkHttp calls (each
+ * attempt's call for {@link Operation#execute()} and {@link Operation#executeAsync()}, the one call
+ * of a plain call on {@link ResilientHttpClient#okHttpClient()}), where the SDK's interceptors, its
+ * event listener and the {@link DeadlineWatchdog} find it. Not API. Thread-safe: counters are read
+ * by the caller while interceptors write.
  */
 final class OperationContext {
   final ResilientHttpClient client;
