@@ -22,7 +22,7 @@ import java.util.Random;
  * by all callers (the same for each of them), calls timed with {@link System#nanoTime()}.
  *
  * <pre>
- * java -cp client-tests/target/benchmarks.jar io.github.resilienthttp.bench.InterleavedLatency [rounds] [calls per block]
+ * java -cp client-tests/target/benchmarks.jar io.github.resilienthttp.bench.InterleavedLatency [rounds] [calls per block] [GET,POST]
  * </pre>
  */
 public final class InterleavedLatency {
@@ -41,7 +41,10 @@ public final class InterleavedLatency {
     System.out.printf(Locale.ROOT, "Interleaved paired latency: %d rounds x %d calls per caller per round,"
         + " shuffled order per round (seed %d), after %d warm-up rounds; loopback server as in the JMH run%n%n",
         rounds, block, SEED, rounds / 6);
-    for (String method : List.of("GET", "POST")) {
+    // A third argument picks the methods, e.g. POST: each method then gets a JVM whose JIT profile
+    // no other method's calls have shaped, as in a JMH fork.
+    List<String> methods = args.length > 2 ? List.of(args[2].split(",")) : List.of("GET", "POST");
+    for (String method : methods) {
       measure(method, rounds, block);
     }
   }
