@@ -43,7 +43,7 @@ final class OperationContext {
    * after unlinking it) when the operation is forgotten or its deadline passed.
    */
   volatile boolean inWatchdog;
-  /** The value of every attempt call's tag, made once per operation rather than per attempt. */
+  /** The value of every call tag of this operation, made once rather than per call. */
   private final Function0<OperationContext> asTag = () -> this;
   private final String method;
   private final String host;
@@ -110,9 +110,8 @@ final class OperationContext {
     watchedCall = call;
     // Checked after the call is set: a watchdog that dropped the operation (its deadline passed in
     // real time, while this attempt was being set up) either saw this call and stopped it, or is
-    // told again here, so no attempt ever runs unwatched.
+    // told again here (watch() marks it watched), so no attempt ever runs unwatched.
     if (!inWatchdog) {
-      inWatchdog = true;
       client.deadlineWatchdog().watch(this, call);
     }
     return call;
@@ -124,6 +123,11 @@ final class OperationContext {
    */
   boolean callDone() {
     return endedWithoutResponse || (watchedCallEnded && ended);
+  }
+
+  /** This operation as the value of a call tag, for {@code call.tag(OperationContext.class, ..)}. */
+  Function0<OperationContext> asTag() {
+    return asTag;
   }
 
   /** True once the deadline has passed in real time, i.e. the backstop may have fired. */

@@ -35,8 +35,8 @@ final class RetryInterceptor implements Interceptor {
     OperationContext op = chain.call().tag(OperationContext.class);
     if (op == null) {
       // A plain OkHttp call on client.okHttpClient(): it becomes an operation here.
-      OperationContext plain = Operation.plainCallContext(client, request);
-      op = chain.call().tag(OperationContext.class, () -> plain);
+      op = chain.call().tag(OperationContext.class,
+          Operation.plainCallContext(client, request).asTag());
     }
     if (op.passThrough) {
       return (wrappedRetriesOnConnectionFailure ? chain.withRetryOnConnectionFailure(true) : chain)

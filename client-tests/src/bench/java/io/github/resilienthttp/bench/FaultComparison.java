@@ -365,20 +365,10 @@ public final class FaultComparison {
     };
   }
 
-  static dev.failsafe.RetryPolicy<Response> failsafeRetryPolicy() {
-    return dev.failsafe.RetryPolicy.<Response>builder()
-        .handle(IOException.class)
-        .handleResultIf(r -> r.code() >= 500)
-        .withMaxAttempts(3)
-        .withBackoff(Duration.ofMillis(50), Duration.ofMillis(2500))
-        .withJitter(1.0)
-        .build();
-  }
-
   private static Caller failsafe(OkHttpClient okHttp, Duration deadline, boolean key) {
     FailsafeExecutor<Response> executor = deadline == null
-        ? Failsafe.with(failsafeRetryPolicy())
-        : Failsafe.with(Timeout.<Response>of(deadline)).compose(failsafeRetryPolicy());
+        ? Failsafe.with(SuccessPath.failsafeRetryPolicy())
+        : Failsafe.with(Timeout.<Response>of(deadline)).compose(SuccessPath.failsafeRetryPolicy());
     return request -> {
       Request r0 = key ? withKey(request) : request;
       try (Response r = FailsafeCall.with(executor).compose(okHttp.newCall(r0)).execute()) {
@@ -388,19 +378,8 @@ public final class FaultComparison {
     };
   }
 
-  static Retry resilience4jRetry() {
-    return Retry.of("payments", RetryConfig.<Response>custom()
-        .maxAttempts(3)
-        .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(
-            Duration.ofMillis(50), 2.0, 1.0, Duration.ofSeconds(5)))
-        .retryExceptions(IOException.class)
-        .retryOnResult(r -> r.code() >= 500)
-        .consumeResultBeforeRetryAttempt((attempt, r) -> r.close())
-        .build());
-  }
-
   private static Caller resilience4j(OkHttpClient okHttp, boolean key) {
-    Retry retry = resilience4jRetry();
+    Retry retry = SuccessPath.resilience4jRetry();
     return request -> {
       Request r0 = key ? withKey(request) : request;
       CheckedSupplier<Response> call =
@@ -418,7 +397,7 @@ public final class FaultComparison {
    */
   private static Caller resilience4jTimeLimiter(OkHttpClient okHttp, Duration deadline,
       ExecutorService pool) {
-    Retry retry = resilience4jRetry();
+    Retry retry = SuccessPath.resilience4jRetry();
     TimeLimiter limiter = TimeLimiter.of(TimeLimiterConfig.custom()
         .timeoutDuration(deadline).cancelRunningFuture(true).build());
     return request -> {

@@ -79,14 +79,24 @@ public abstract class SuccessPath {
     keyedRequest = request.newBuilder()
         .header("Idempotency-Key", "3b241101-e2bb-4255-8caf-4136c566a962").build();
     sdk = ResilientHttpClient.wrap(okHttp).build();
-    failsafe = Failsafe.with(dev.failsafe.RetryPolicy.<Response>builder()
+    failsafe = Failsafe.with(failsafeRetryPolicy());
+    retry = resilience4jRetry();
+  }
+
+  /** Failsafe's retry policy, as its users would write it (see above); also {@link FaultComparison}'s. */
+  static dev.failsafe.RetryPolicy<Response> failsafeRetryPolicy() {
+    return dev.failsafe.RetryPolicy.<Response>builder()
         .handle(IOException.class)
         .handleResultIf(r -> r.code() >= 500)
         .withMaxAttempts(3)
         .withBackoff(Duration.ofMillis(50), Duration.ofMillis(2500))
         .withJitter(1.0)
-        .build());
-    retry = Retry.of("bench", RetryConfig.<Response>custom()
+        .build();
+  }
+
+  /** resilience4j's retry, as its users would write it (see above); also {@link FaultComparison}'s. */
+  static Retry resilience4jRetry() {
+    return Retry.of("payments", RetryConfig.<Response>custom()
         .maxAttempts(3)
         .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(
             Duration.ofMillis(50), 2.0, 1.0, Duration.ofSeconds(5)))
