@@ -306,7 +306,7 @@ public final class FaultComparison {
         ops.add(f.get(60, TimeUnit.SECONDS));
       }
       // Work that goes on after every caller has returned (attempts still waiting for an answer).
-      Thread.sleep(500);
+      parkUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500));
       int inFlightAfter = counting.inFlight.get();
       int total = server.requestCount();
       int inFault = (atRecovery == Integer.MIN_VALUE ? total : atRecovery) - atFault;
