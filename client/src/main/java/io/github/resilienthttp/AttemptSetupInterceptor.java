@@ -16,7 +16,7 @@ import okhttp3.Response;
 final class AttemptSetupInterceptor implements Interceptor {
   @Override
   public Response intercept(Chain chain) throws IOException {
-    OperationContext op = chain.call().tag(OperationContext.class);
+    OperationContext op = chain.call().tag(OperationContext.TAG);
     if (op == null || op.attempts() == 0) {
       return chain.proceed(chain.request());
     }

@@ -159,7 +159,7 @@ final class DeadlineWatchdog {
    * goes on.
    */
   private void ended(Call call) {
-    OperationContext op = call.tag(OperationContext.class);
+    OperationContext op = call.tag(OperationContext.TAG);
     if (op != null && op.watchedCall == call) {
       op.watchedCallEnded = true;
     }

@@ -1,5 +1,8 @@
 package io.github.resilienthttp;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.UUID;
@@ -17,7 +20,9 @@ import java.util.UUID;
  * future keys' bits in memory is therefore harmless. Thread-safe.
  */
 final class KeyGenerator {
-  static final int KEYS_PER_DRAW = 16;
+  static final int KEYS_PER_DRAW = 64;
+  private static final VarHandle LONG_AT =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
   private final SecureRandom random;
   private final byte[] bits = new byte[16 * KEYS_PER_DRAW];
   private int next = bits.length;
@@ -45,20 +50,12 @@ final class KeyGenerator {
         random.nextBytes(bits);
         next = 0;
       }
-      msb = longAt(bits, next);
-      lsb = longAt(bits, next + 8);
+      msb = (long) LONG_AT.get(bits, next);
+      lsb = (long) LONG_AT.get(bits, next + 8);
       next += 16;
     }
     msb = (msb & ~0xF000L) | 0x4000L; // version 4
     lsb = (lsb & 0x3FFF_FFFF_FFFF_FFFFL) | 0x8000_0000_0000_0000L; // variant 10 (RFC 9562)
     return new UUID(msb, lsb).toString();
-  }
-
-  private static long longAt(byte[] b, int from) {
-    long v = 0;
-    for (int i = from; i < from + 8; i++) {
-      v = (v << 8) | (b[i] & 0xFF);
-    }
-    return v;
   }
 }

@@ -19,7 +19,7 @@ import okhttp3.Response;
 final class NetworkAttemptTracker implements Interceptor {
   @Override
   public Response intercept(Chain chain) throws IOException {
-    OperationContext op = chain.call().tag(OperationContext.class);
+    OperationContext op = chain.call().tag(OperationContext.TAG);
     if (op == null || op.attempts() == 0) {
       // Not an SDK attempt: a pass-through call.
       return chain.proceed(chain.request());

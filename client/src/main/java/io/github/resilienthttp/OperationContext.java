@@ -1,7 +1,9 @@
 package io.github.resilienthttp;
 
 import java.util.concurrent.TimeUnit;
+import kotlin.jvm.JvmClassMappingKt;
 import kotlin.jvm.functions.Function0;
+import kotlin.reflect.KClass;
 import okhttp3.Call;
 import okhttp3.Request;
 
@@ -44,6 +46,13 @@ final class OperationContext {
    */
   volatile boolean inWatchdog;
   /** The value of every call tag of this operation, made once rather than per call. */
+  /**
+   * The type of the call tag that carries an operation, made once: OkHttp 5 keys tags by Kotlin
+   * class, and its {@code Call.tag(Class)} makes a new {@code KClass} on every lookup.
+   */
+  static final KClass<OperationContext> TAG =
+      JvmClassMappingKt.getKotlinClass(OperationContext.class);
+
   private final Function0<OperationContext> asTag = () -> this;
   private final String method;
   private final String host;
@@ -102,7 +111,7 @@ final class OperationContext {
    */
   Call newAttemptCall(Request attempt, long remainingNanos) {
     Call call = client.attemptClient(remainingNanos).newCall(attempt);
-    call.tag(OperationContext.class, asTag);
+    call.tag(TAG, asTag);
     if (client.wrappedCallTimeout()) {
       call.timeout().timeout(0, TimeUnit.NANOSECONDS);
     }
@@ -125,7 +134,7 @@ final class OperationContext {
     return endedWithoutResponse || (watchedCallEnded && ended);
   }
 
-  /** This operation as the value of a call tag, for {@code call.tag(OperationContext.class, ..)}. */
+  /** This operation as the value of a call tag, for {@code call.tag(OperationContext.TAG, ..)}. */
   Function0<OperationContext> asTag() {
     return asTag;
   }

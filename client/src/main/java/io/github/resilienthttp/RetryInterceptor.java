@@ -32,10 +32,10 @@ final class RetryInterceptor implements Interceptor {
   @Override
   public Response intercept(Chain chain) throws IOException {
     Request request = chain.request();
-    OperationContext op = chain.call().tag(OperationContext.class);
+    OperationContext op = chain.call().tag(OperationContext.TAG);
     if (op == null) {
       // A plain OkHttp call on client.okHttpClient(): it becomes an operation here.
-      op = chain.call().tag(OperationContext.class,
+      op = chain.call().tag(OperationContext.TAG,
           Operation.plainCallContext(client, request).asTag());
     }
     if (op.passThrough) {

@@ -59,31 +59,11 @@ public final class CallerOverhead {
       callers.put("resilience4j `Retry.decorateCheckedSupplier`", s::resilience4jCall);
       if ("POST".equals(method)) {
         // Like for like: a peer that retries a POST safely must add a key, as the SDK does.
-        okhttp3.Request unkeyed = s.request;
-        callers.put("Failsafe + key (`UUID.randomUUID()`, request copy)", () -> {
-          s.request = withKey(unkeyed);
-          try {
-            return s.failsafeCall();
-          } finally {
-            s.request = unkeyed;
-          }
-        });
-        callers.put("resilience4j + key (`UUID.randomUUID()`, request copy)", () -> {
-          s.request = withKey(unkeyed);
-          try {
-            return s.resilience4jCall();
-          } finally {
-            s.request = unkeyed;
-          }
-        });
-        callers.put("OkHttp + key (`UUID.randomUUID()`, request copy), no retries", () -> {
-          s.request = withKey(unkeyed);
-          try {
-            return s.rawOkHttpCall();
-          } finally {
-            s.request = unkeyed;
-          }
-        });
+        callers.put("Failsafe + key (`UUID.randomUUID()`, request copy)", s::failsafeWithNewKeyCall);
+        callers.put("resilience4j + key (`UUID.randomUUID()`, request copy)",
+            s::resilience4jWithNewKeyCall);
+        callers.put("OkHttp + key (`UUID.randomUUID()`, request copy), no retries",
+            s::rawOkHttpWithNewKeyCall);
       }
       ThreadMXBean mx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
       long tid = Thread.currentThread().getId();
@@ -124,10 +104,6 @@ public final class CallerOverhead {
     }
   }
 
-  private static okhttp3.Request withKey(okhttp3.Request request) {
-    return request.newBuilder()
-        .header("Idempotency-Key", java.util.UUID.randomUUID().toString()).build();
-  }
 
   private static double medianAfterWarmup(double[] perRound) {
     int warmup = Math.min(3, perRound.length - 1);

@@ -62,6 +62,12 @@ public final class InterleavedLatency {
       calls.put("resilience4j `Retry.decorateCheckedSupplier`", s::resilience4jCall);
       calls.put("(diagnostic) OkHttp + 30 s call timeout", s::rawOkHttpWithCallTimeoutCall);
       calls.put("(diagnostic) OkHttp + a fixed key header", s::rawOkHttpWithKeyHeaderCall);
+      if ("POST".equals(method)) {
+        // Like for like: a caller who retries a POST safely with a peer adds a key by hand.
+        calls.put("(diagnostic) OkHttp + a new key per call", s::rawOkHttpWithNewKeyCall);
+        calls.put("Failsafe + a new key per call", s::failsafeWithNewKeyCall);
+        calls.put("resilience4j + a new key per call", s::resilience4jWithNewKeyCall);
+      }
       calls.put("(diagnostic) OkHttp `enqueue` + future", s::rawOkHttpAsyncCall);
       List<String> names = new ArrayList<>(calls.keySet());
       int n = names.size();
@@ -124,8 +130,13 @@ public final class InterleavedLatency {
       int[][] pairs = {
           {sdk, names.indexOf("Failsafe `FailsafeCall...execute()`")},
           {sdk, names.indexOf("resilience4j `Retry.decorateCheckedSupplier`")},
-          {async, names.indexOf("(diagnostic) OkHttp `enqueue` + future")}};
+          {async, names.indexOf("(diagnostic) OkHttp `enqueue` + future")},
+          {sdk, names.indexOf("Failsafe + a new key per call")},
+          {sdk, names.indexOf("resilience4j + a new key per call")}};
       for (int[] pair : pairs) {
+        if (pair[1] < 0) {
+          continue; // the keyed peers run for POST only
+        }
         double[] ratios = new double[rounds];
         double[] diffs = new double[rounds];
         for (int r = 0; r < rounds; r++) {

@@ -9,6 +9,7 @@ import io.github.resilience4j.retry.RetryConfig;
 import io.github.resilienthttp.ResilientHttpClient;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -118,11 +119,6 @@ public abstract class SuccessPath {
   }
 
   /**
-   * Diagnostic, not a peer: raw OkHttp with a 30 s call timeout, which the SDK set on every
-   * operation as its deadline's backstop until its own watchdog replaced it. Shows what OkHttp's
-   * call timeout costs per call.
-   */
-  /**
    * Diagnostic, not a peer: raw OkHttp sending the same request plus a fixed
    * {@code Idempotency-Key} header (made once, in the set-up). Shows what the key costs on the wire
    * and at the server, apart from making it and copying the request.
@@ -131,6 +127,25 @@ public abstract class SuccessPath {
     return consume(okHttp.newCall(keyedRequest).execute());
   }
 
+  /**
+   * Diagnostic, not a peer: raw OkHttp with a new {@code Idempotency-Key} per call, made the usual
+   * way ({@code UUID.randomUUID()} and a copy of the request with the header): what a hand-written
+   * caller pays to make a POST safe to retry, before any retry logic.
+   */
+  int rawOkHttpWithNewKeyCall() throws IOException {
+    return consume(okHttp.newCall(withNewKey(request)).execute());
+  }
+
+  /** The request plus a new random {@code Idempotency-Key}, as a caller adds one by hand. */
+  static Request withNewKey(Request request) {
+    return request.newBuilder().header("Idempotency-Key", UUID.randomUUID().toString()).build();
+  }
+
+  /**
+   * Diagnostic, not a peer: raw OkHttp with a 30 s call timeout, which the SDK set on every
+   * operation as its deadline's backstop until its own watchdog replaced it. Shows what OkHttp's
+   * call timeout costs per call.
+   */
   int rawOkHttpWithCallTimeoutCall() throws IOException {
     Call call = okHttp.newCall(request);
     call.timeout().timeout(30, TimeUnit.SECONDS);
@@ -175,11 +190,33 @@ public abstract class SuccessPath {
   }
 
   int failsafeCall() throws IOException {
-    return consume(FailsafeCall.with(failsafe).compose(okHttp.newCall(request)).execute());
+    return failsafeCall(request);
   }
 
   int resilience4jCall() throws Throwable {
-    return consume(Retry.decorateCheckedSupplier(retry, () -> okHttp.newCall(request).execute()).get());
+    return resilience4jCall(request);
+  }
+
+  /**
+   * Like for like with the SDK's POST, not the issue's peer rows: Failsafe retrying a request that
+   * carries a new idempotency key per call, added by hand ({@link #withNewKey}), as a caller who
+   * retries a POST safely with Failsafe must.
+   */
+  int failsafeWithNewKeyCall() throws IOException {
+    return failsafeCall(withNewKey(request));
+  }
+
+  /** The same for resilience4j: see {@link #failsafeWithNewKeyCall()}. */
+  int resilience4jWithNewKeyCall() throws Throwable {
+    return resilience4jCall(withNewKey(request));
+  }
+
+  private int failsafeCall(Request r) throws IOException {
+    return consume(FailsafeCall.with(failsafe).compose(okHttp.newCall(r)).execute());
+  }
+
+  private int resilience4jCall(Request r) throws Throwable {
+    return consume(Retry.decorateCheckedSupplier(retry, () -> okHttp.newCall(r).execute()).get());
   }
 
   /** Reads the whole body and closes the response, as a caller would. */
