@@ -5,6 +5,7 @@ import java.lang.management.ManagementFactory;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.UUID;
 import okhttp3.Interceptor;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -27,7 +28,14 @@ import okhttp3.ResponseBody;
  * </pre>
  */
 public final class CallerOverhead {
+  private static volatile Object published;
+
   private CallerOverhead() {}
+
+  private static int publish(Object o) {
+    published = o;
+    return 0;
+  }
 
   public static void main(String[] args) throws Throwable {
     int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
@@ -37,6 +45,7 @@ public final class CallerOverhead {
     for (String method : new String[] {"GET", "POST"}) {
       measure(method, rounds, calls);
     }
+    measureKeys(rounds, calls);
   }
 
   private static void measure(String method, int rounds, int calls) throws Throwable {
@@ -65,45 +74,74 @@ public final class CallerOverhead {
         callers.put("OkHttp + key (`UUID.randomUUID()`, request copy), no retries",
             s::rawOkHttpWithNewKeyCall);
       }
-      ThreadMXBean mx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-      long tid = Thread.currentThread().getId();
-      int n = callers.size();
-      double[][] cpu = new double[n][rounds];
-      double[][] bytes = new double[n][rounds];
-      for (int r = 0; r < rounds; r++) {
-        int i = 0;
-        for (InterleavedLatency.Call c : callers.values()) {
-          long b0 = mx.getThreadAllocatedBytes(tid);
-          long t0 = mx.getCurrentThreadCpuTime();
-          for (int k = 0; k < calls; k++) {
-            c.run();
-          }
-          cpu[i][r] = (mx.getCurrentThreadCpuTime() - t0) / (double) calls;
-          bytes[i][r] = (mx.getThreadAllocatedBytes(tid) - b0) / (double) calls;
-          i++;
-        }
-      }
-      System.out.println("#### " + method + " (no network, 1 thread)");
-      System.out.println();
-      System.out.println("| caller | CPU ns/call | added CPU ns/call | allocated B/call | added B/call |");
-      System.out.println("|---|---:|---:|---:|---:|");
-      int i = 0;
-      for (String name : callers.keySet()) {
-        double c = medianAfterWarmup(cpu[i]);
-        double b = medianAfterWarmup(bytes[i]);
-        double c0 = medianAfterWarmup(cpu[0]);
-        double b0 = medianAfterWarmup(bytes[0]);
-        System.out.printf(Locale.ROOT, "| %s | %.0f | %s | %.0f | %s |%n", name, c,
-            i == 0 ? "—" : String.format(Locale.ROOT, "%+.0f", c - c0), b,
-            i == 0 ? "—" : String.format(Locale.ROOT, "%+.0f", b - b0));
-        i++;
-      }
-      System.out.println();
+      table(method + " (no network, 1 thread)", callers, rounds, calls);
     } finally {
       s.tearDown();
     }
   }
 
+
+  /** What making a key costs alone: the SDK's generator against {@code UUID.randomUUID()}. */
+  private static void measureKeys(int rounds, int calls) throws Throwable {
+    SuccessPath s = new SuccessPathLatencyBenchmark();
+    s.method = "GET"; // a GET operation makes its key only when asked for it
+    s.setUp();
+    try {
+      Map<String, InterleavedLatency.Call> callers = new LinkedHashMap<>();
+      callers.put("nothing (the loop alone)", () -> 0);
+      // Each result is published, so that the JIT cannot leave out what it allocates.
+      callers.put("`UUID.randomUUID().toString()`", () -> publish(UUID.randomUUID().toString()));
+      callers.put("SDK `client.operation(get)`", () -> publish(s.sdk.operation(s.request)));
+      callers.put("SDK `client.operation(get).idempotencyKey()`",
+          () -> {
+            io.github.resilienthttp.Operation op = s.sdk.operation(s.request);
+            publish(op);
+            return publish(op.idempotencyKey());
+          });
+      table("Keys (no network, 1 thread): the last row minus the one before is the SDK's key",
+          callers, rounds, calls);
+    } finally {
+      s.tearDown();
+    }
+  }
+
+  private static void table(String title, Map<String, InterleavedLatency.Call> callers, int rounds,
+      int calls) throws Throwable {
+    ThreadMXBean mx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+    long tid = Thread.currentThread().getId();
+    int n = callers.size();
+    double[][] cpu = new double[n][rounds];
+    double[][] bytes = new double[n][rounds];
+    for (int r = 0; r < rounds; r++) {
+      int i = 0;
+      for (InterleavedLatency.Call c : callers.values()) {
+        long b0 = mx.getThreadAllocatedBytes(tid);
+        long t0 = mx.getCurrentThreadCpuTime();
+        for (int k = 0; k < calls; k++) {
+          c.run();
+        }
+        cpu[i][r] = (mx.getCurrentThreadCpuTime() - t0) / (double) calls;
+        bytes[i][r] = (mx.getThreadAllocatedBytes(tid) - b0) / (double) calls;
+        i++;
+      }
+    }
+    System.out.println("#### " + title);
+    System.out.println();
+    System.out.println("| caller | CPU ns/call | added CPU ns/call | allocated B/call | added B/call |");
+    System.out.println("|---|---:|---:|---:|---:|");
+    int i = 0;
+    for (String name : callers.keySet()) {
+      double c = medianAfterWarmup(cpu[i]);
+      double b = medianAfterWarmup(bytes[i]);
+      double c0 = medianAfterWarmup(cpu[0]);
+      double b0 = medianAfterWarmup(bytes[0]);
+      System.out.printf(Locale.ROOT, "| %s | %.0f | %s | %.0f | %s |%n", name, c,
+          i == 0 ? "—" : String.format(Locale.ROOT, "%+.0f", c - c0), b,
+          i == 0 ? "—" : String.format(Locale.ROOT, "%+.0f", b - b0));
+      i++;
+    }
+    System.out.println();
+  }
 
   private static double medianAfterWarmup(double[] perRound) {
     int warmup = Math.min(3, perRound.length - 1);
