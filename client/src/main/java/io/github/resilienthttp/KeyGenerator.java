@@ -12,10 +12,11 @@ import java.util.UUID;
  * 36-character form, like {@link UUID#randomUUID()}.
  *
  * <p>The bits come from a {@code DRBG} {@link SecureRandom} (NIST SP 800-90A Hash_DRBG, seeded by
- * the JDK from the operating system), drawn {@value #KEYS_PER_DRAW} keys at a time: about half the
- * time and two thirds of the allocation of {@link UUID#randomUUID()}, whose one shared
- * {@code NativePRNG} mixes in bytes from {@code /dev/urandom} under a lock (0.09 against 0.19 µs,
- * 92 against 152 bytes per key on the benchmark machine; see {@code BENCHMARKS.md}). A client owns
+ * the JDK from the operating system), drawn {@value #KEYS_PER_DRAW} keys at a time, so that the
+ * DRBG's cost per draw is spread thin: less than half the time and the allocation of
+ * {@link UUID#randomUUID()}, whose one shared {@code NativePRNG} mixes in bytes from
+ * {@code /dev/urandom} under a lock (0.08 against 0.19 µs, 84 against 176 bytes per key on the
+ * benchmark machine; {@code CallerOverhead} in {@code BENCHMARKS.md}). A client owns
  * its generator, so clients do not share a lock. Keys name intents and are not secrets; buffering
  * future keys' bits in memory is therefore harmless. Thread-safe.
  */
