@@ -44,9 +44,25 @@ final class LoopbackHttpServer implements Closeable {
   }
 
   static LoopbackHttpServer start() throws IOException {
+    return start(0);
+  }
+
+  /**
+   * Runs the server alone, in its own JVM, so that it can be pinned to its own CPU apart from the
+   * callers (see {@code BENCHMARKS.md}): {@code taskset -c 1 java -cp benchmarks.jar
+   * io.github.resilienthttp.bench.LoopbackHttpServer 18080}, then run a caller with
+   * {@code -Dbench.server=http://127.0.0.1:18080}. Runs until killed.
+   */
+  public static void main(String[] args) throws Exception {
+    LoopbackHttpServer server = start(args.length > 0 ? Integer.parseInt(args[0]) : 18080);
+    System.out.println("listening on " + server.url("/"));
+    new java.util.concurrent.CountDownLatch(1).await();
+  }
+
+  static LoopbackHttpServer start(int port) throws IOException {
     ServerSocket socket = new ServerSocket();
     socket.setReuseAddress(true);
-    socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 512);
+    socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 512);
     LoopbackHttpServer server = new LoopbackHttpServer(socket);
     Thread acceptor = new Thread(server::acceptLoop, "loopback-http-acceptor");
     acceptor.setDaemon(true);
