@@ -45,7 +45,6 @@ final class OperationContext {
    * after unlinking it) when the operation is forgotten or its deadline passed.
    */
   volatile boolean inWatchdog;
-  /** The value of every call tag of this operation, made once rather than per call. */
   /**
    * The type of the call tag that carries an operation, made once: OkHttp 5 keys tags by Kotlin
    * class, and its {@code Call.tag(Class)} makes a new {@code KClass} on every lookup.
@@ -53,6 +52,7 @@ final class OperationContext {
   static final KClass<OperationContext> TAG =
       JvmClassMappingKt.getKotlinClass(OperationContext.class);
 
+  /** The value of every call tag of this operation, made once rather than per call. */
   private final Function0<OperationContext> asTag = () -> this;
   private final String method;
   private final String host;
