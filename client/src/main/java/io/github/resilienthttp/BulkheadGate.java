@@ -157,5 +157,4 @@ final class BulkheadGate {
   static Duration toDuration(long nanos) {
     return Duration.ofNanos(Math.max(0, nanos));
   }
-
 }

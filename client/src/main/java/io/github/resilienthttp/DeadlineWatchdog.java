@@ -85,12 +85,11 @@ final class DeadlineWatchdog {
   }
 
   /**
-   * Watches {@code op}, whose current call is {@code call}, for its deadline. Called by
-   * {@link OperationContext#newAttemptCall} when the watchdog does not have the operation; later
-   * attempts only update {@link OperationContext#watchedCall}.
+   * Watches {@code op}, through its current {@link OperationContext#watchedCall}, for its deadline.
+   * Called by {@link OperationContext#newAttemptCall} when the watchdog does not have the operation;
+   * later attempts only update {@link OperationContext#watchedCall}.
    */
-  void watch(OperationContext op, Call call) {
-    op.watchedCall = call;
+  void watch(OperationContext op) {
     op.inWatchdog = true;
     OperationContext head;
     do {

@@ -1,6 +1,5 @@
 package io.github.resilienthttp;
 
-import java.util.concurrent.TimeUnit;
 import kotlin.jvm.JvmClassMappingKt;
 import kotlin.jvm.functions.Function0;
 import kotlin.reflect.KClass;
@@ -106,22 +105,19 @@ final class OperationContext {
 
   /**
    * A new OkHttp call for one attempt of this operation: on the client that
-   * {@link ResilientHttpClient#attemptClient} picks, tagged with this operation, without the wrapped
-   * client's call timeout (the deadline replaces it), and watched for the deadline.
+   * {@link ResilientHttpClient#attemptClient} picks (which has no call timeout: the deadline replaces
+   * it), tagged with this operation, and watched for the deadline.
    */
   Call newAttemptCall(Request attempt, long remainingNanos) {
     Call call = client.attemptClient(remainingNanos).newCall(attempt);
     call.tag(TAG, asTag);
-    if (client.wrappedCallTimeout()) {
-      call.timeout().timeout(0, TimeUnit.NANOSECONDS);
-    }
     watchedCallEnded = false;
     watchedCall = call;
     // Checked after the call is set: a watchdog that dropped the operation (its deadline passed in
     // real time, while this attempt was being set up) either saw this call and stopped it, or is
     // told again here (watch() marks it watched), so no attempt ever runs unwatched.
     if (!inWatchdog) {
-      client.deadlineWatchdog().watch(this, call);
+      client.deadlineWatchdog().watch(this);
     }
     return call;
   }

@@ -58,7 +58,7 @@ public final class ResilientHttpClient {
   private final List<OperationListener> listenerList;
   private final Listeners listeners;
   private final String replayHeader;
-  /** Attempts of operations, each its own call: no SDK application interceptor. */
+  /** Attempts of operations, each its own call: no SDK application interceptor, no call timeout. */
   private final OkHttpClient forAttempts;
   /** The same, with {@link AttemptSetupInterceptor}: for attempts whose timeouts must shrink. */
   private final OkHttpClient forShrunkAttempts;
@@ -68,7 +68,6 @@ public final class ResilientHttpClient {
   private final ScheduledExecutorService userScheduler;
   private volatile ScheduledExecutorService defaultScheduler;
   private final DeadlineWatchdog deadlineWatchdog;
-  private final boolean wrappedCallTimeout;
   private final boolean systemTime;
   private final KeyGenerator keyGenerator;
 
@@ -99,24 +98,24 @@ public final class ResilientHttpClient {
     this.listeners = new Listeners(listenerList);
     this.replayHeader = b.replayHeader;
     this.deadlineWatchdog = new DeadlineWatchdog();
-    OkHttpClient.Builder derived = withWatchdogListener(wrapped.newBuilder());
-    // OkHttp's silent retries are off for every SDK attempt (RetryInterceptor restores them for
-    // pass-through calls): set once on the client, not copied into each call's chain.
-    derived.retryOnConnectionFailure(false);
-    derived.interceptors().add(0, new RetryInterceptor(this, wrapped.retryOnConnectionFailure()));
-    derived.networkInterceptors().add(0, new NetworkAttemptTracker());
-    this.forOperations = derived.build();
-    OkHttpClient.Builder attempts = withWatchdogListener(wrapped.newBuilder());
-    attempts.retryOnConnectionFailure(false);
-    attempts.networkInterceptors().add(0, new NetworkAttemptTracker());
-    this.forAttempts = attempts.build();
+    // What every SDK client shares: the watchdog's listener, the network tracker, and OkHttp's
+    // silent retries off (RetryInterceptor restores them for pass-through calls), set once on the
+    // client rather than on each call's chain.
+    OkHttpClient.Builder base = withWatchdogListener(wrapped.newBuilder());
+    base.retryOnConnectionFailure(false);
+    base.networkInterceptors().add(0, new NetworkAttemptTracker());
+    OkHttpClient sdkBase = base.build();
+    OkHttpClient.Builder plain = sdkBase.newBuilder();
+    plain.interceptors().add(0, new RetryInterceptor(this, wrapped.retryOnConnectionFailure()));
+    this.forOperations = plain.build();
+    // An operation's deadline replaces the wrapped client's call timeout on its attempts' calls.
+    this.forAttempts = sdkBase.newBuilder().callTimeout(java.time.Duration.ZERO).build();
     OkHttpClient.Builder shrunk = forAttempts.newBuilder();
     shrunk.interceptors().add(0, new AttemptSetupInterceptor());
     this.forShrunkAttempts = shrunk.build();
     this.attemptTimeoutSet = b.retryPolicy.attemptTimeout().isPresent();
     this.longestTimeoutNanos = longestTimeoutNanos(wrapped);
     this.userScheduler = b.scheduler;
-    this.wrappedCallTimeout = wrapped.callTimeoutMillis() != 0;
     this.systemTime = timeSource instanceof SystemTimeSource;
     this.keyGenerator = new KeyGenerator();
   }
@@ -311,11 +310,6 @@ public final class ResilientHttpClient {
 
   DeadlineWatchdog deadlineWatchdog() {
     return deadlineWatchdog;
-  }
-
-  /** Whether the wrapped client has a call timeout, which operations' calls must not use. */
-  boolean wrappedCallTimeout() {
-    return wrappedCallTimeout;
   }
 
   /**

@@ -83,7 +83,7 @@ final class RetryLoop {
     if (breaker != null) {
       if (!breaker.tryAcquirePermission()) {
         client.listeners().circuitBreakerRejected(op, breaker.getName(), next);
-        throw unknownIfEarlierAttemptReached(new CircuitBreakerOpenException(op.key(), op.keySent,
+        throw unknownIfAnyOutcomeUnknown(new CircuitBreakerOpenException(op.key(), op.keySent,
             next - 1, breaker.getName(), target.waitLeft(),
             lastFailure != null ? lastFailure : lastStatusNote(lastStatus)));
       }
@@ -107,7 +107,7 @@ final class RetryLoop {
     if (cutByDeadline) {
       return deadlineExceeded("deadline passed while waiting for a bulkhead permit", full);
     }
-    return unknownIfEarlierAttemptReached(full);
+    return unknownIfAnyOutcomeUnknown(full);
   }
 
   /** How long an attempt may wait for a bulkhead permit: stops just before the deadline. */
@@ -273,7 +273,7 @@ final class RetryLoop {
       if (response != null) {
         return response;
       }
-      throw unknownIfEarlierAttemptReached(new CircuitBreakerOpenException(op.key(), op.keySent,
+      throw unknownIfAnyOutcomeUnknown(new CircuitBreakerOpenException(op.key(), op.keySent,
           attempt, breaker.getName(), target.waitLeft(), failure));
     }
     // The token is taken before the wait, so operations waiting in backoff cannot overshoot.
@@ -283,7 +283,7 @@ final class RetryLoop {
       if (response != null) {
         return response;
       }
-      throw unknownIfEarlierAttemptReached(new RetryBudgetExhaustedException(
+      throw unknownIfAnyOutcomeUnknown(new RetryBudgetExhaustedException(
           "retry budget exhausted; not retrying after " + decision, op.key(), op.keySent, attempt,
           RetryBudgetExhaustedException.REASON, failure));
     }
@@ -436,7 +436,7 @@ final class RetryLoop {
    * {@link OutcomeUnknownException} with the rejection's reason, the rejection attached as
    * suppressed, so that nobody retries with a new key what may already have been done.
    */
-  private IOException unknownIfEarlierAttemptReached(ResilientHttpException rejection) {
+  private IOException unknownIfAnyOutcomeUnknown(ResilientHttpException rejection) {
     if (!anyMayHaveBeenProcessed) {
       return rejection;
     }

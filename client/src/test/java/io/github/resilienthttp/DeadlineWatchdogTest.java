@@ -23,10 +23,7 @@ class DeadlineWatchdogTest {
 
   private Call watch(Duration deadline) {
     OperationContext op = Operation.newContext(client, request, null, false, deadline, false);
-    Call call = client.attemptClient(Long.MAX_VALUE).newCall(request);
-    call.tag(OperationContext.class, () -> op);
-    watchdog.watch(op, call);
-    return call;
+    return op.newAttemptCall(request, Long.MAX_VALUE); // tagged and watched, as for an attempt
   }
 
   private static OperationContext op(Call call) {

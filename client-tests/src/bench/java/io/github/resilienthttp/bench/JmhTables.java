@@ -1,8 +1,8 @@
 package io.github.resilienthttp.bench;
 
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -55,7 +55,9 @@ public final class JmhTables {
       double p99IterMin, double p99IterMax, Estimate alloc) {}
 
   public static void main(String[] args) throws IOException {
-    Object json = new Json(Files.readString(Path.of(args[0]), StandardCharsets.UTF_8)).parse();
+    // Plain maps, lists, numbers and strings; JMH writes NaN for a missing error estimate.
+    Object json = JsonMapper.builder().enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS).build()
+        .readValue(Path.of(args[0]).toFile(), Object.class);
     Map<String, List<Row>> byTable = new LinkedHashMap<>();
     for (Object o : (List<?>) json) {
       Map<?, ?> b = (Map<?, ?>) o;
@@ -228,117 +230,5 @@ public final class JmhTables {
       m = Math.max(m, x);
     }
     return m;
-  }
-
-  /** Just enough JSON for JMH's result file: objects, arrays, strings, numbers, literals. */
-  static final class Json {
-    private final String s;
-    private int i;
-
-    Json(String s) {
-      this.s = s;
-    }
-
-    Object parse() {
-      skip();
-      char c = s.charAt(i);
-      if (c == '{') {
-        Map<String, Object> m = new LinkedHashMap<>();
-        i++;
-        skip();
-        if (s.charAt(i) == '}') {
-          i++;
-          return m;
-        }
-        while (true) {
-          skip();
-          String key = string();
-          skip();
-          expect(':');
-          m.put(key, parse());
-          skip();
-          if (s.charAt(i) == ',') {
-            i++;
-          } else {
-            expect('}');
-            return m;
-          }
-        }
-      }
-      if (c == '[') {
-        List<Object> l = new ArrayList<>();
-        i++;
-        skip();
-        if (s.charAt(i) == ']') {
-          i++;
-          return l;
-        }
-        while (true) {
-          l.add(parse());
-          skip();
-          if (s.charAt(i) == ',') {
-            i++;
-          } else {
-            expect(']');
-            return l;
-          }
-        }
-      }
-      if (c == '"') {
-        return string();
-      }
-      int start = i;
-      while (i < s.length() && ",}] \n\r\t".indexOf(s.charAt(i)) < 0) {
-        i++;
-      }
-      String token = s.substring(start, i);
-      switch (token) {
-        case "true":
-          return Boolean.TRUE;
-        case "false":
-          return Boolean.FALSE;
-        case "null":
-          return null;
-        default:
-          return token.equals("NaN") ? Double.NaN : Double.parseDouble(token);
-      }
-    }
-
-    private String string() {
-      expect('"');
-      StringBuilder sb = new StringBuilder();
-      while (s.charAt(i) != '"') {
-        char c = s.charAt(i++);
-        if (c == '\\') {
-          char e = s.charAt(i++);
-          switch (e) {
-            case 'n': sb.append('\n'); break;
-            case 't': sb.append('\t'); break;
-            case 'r': sb.append('\r'); break;
-            case 'b': sb.append('\b'); break;
-            case 'f': sb.append('\f'); break;
-            case 'u': sb.append((char) Integer.parseInt(s.substring(i, i + 4), 16)); i += 4; break;
-            default: sb.append(e);
-          }
-        } else {
-          sb.append(c);
-        }
-      }
-      i++;
-      return sb.toString();
-    }
-
-    private void expect(char c) {
-      if (s.charAt(i) != c) {
-        throw new IllegalArgumentException("expected '" + c + "' at " + i + " but was '" + s.charAt(i) + "'");
-      }
-      i++;
-    }
-
-    private void skip() {
-      while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
-        i++;
-      }
-    }
   }
 }
