@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.commons.math3.distribution.TDistribution;
+import org.apache.commons.math3.stat.StatUtils;
 
 /**
  * Turns the JSON results of the {@code SuccessPath*Benchmark} run into the Markdown tables of
@@ -85,8 +86,8 @@ public final class JmhTables {
         Map<?, ?> pct = (Map<?, ?>) primary.get("scorePercentiles");
         p50 = num(pct.get("50.0"));
         p99 = num(pct.get("99.0"));
-        p99Min = min(p99s);
-        p99Max = max(p99s);
+        p99Min = StatUtils.min(p99s);
+        p99Max = StatUtils.max(p99s);
       } else {
         score = estimate(flatten(primary.get("rawData")));
       }
@@ -148,19 +149,11 @@ public final class JmhTables {
   /** Mean and 99.9 % t-interval half-width. */
   static Estimate estimate(double[] xs) {
     int n = xs.length;
-    double mean = 0;
-    for (double x : xs) {
-      mean += x;
-    }
-    mean /= n;
+    double mean = StatUtils.mean(xs);
     if (n < 2) {
       return new Estimate(mean, Double.NaN);
     }
-    double ss = 0;
-    for (double x : xs) {
-      ss += (x - mean) * (x - mean);
-    }
-    double sd = Math.sqrt(ss / (n - 1));
+    double sd = Math.sqrt(StatUtils.variance(xs, mean));
     double t = new TDistribution(n - 1).inverseCumulativeProbability(1 - 0.001 / 2);
     return new Estimate(mean, t * sd / Math.sqrt(n));
   }
@@ -214,21 +207,5 @@ public final class JmhTables {
 
   private static double num(Object o) {
     return o instanceof Number n ? n.doubleValue() : Double.parseDouble(String.valueOf(o));
-  }
-
-  private static double min(double[] xs) {
-    double m = Double.POSITIVE_INFINITY;
-    for (double x : xs) {
-      m = Math.min(m, x);
-    }
-    return m;
-  }
-
-  private static double max(double[] xs) {
-    double m = Double.NEGATIVE_INFINITY;
-    for (double x : xs) {
-      m = Math.max(m, x);
-    }
-    return m;
   }
 }
