@@ -99,8 +99,9 @@ class FaultMatrixTest {
   /** Longer than the attempt timeout; processing happens before the delay. */
   private static final Duration HEADERS_DELAY = Duration.ofMillis(2_500);
   /**
-   * Real time: OkHttp's call timeout, which also bounds reading the body. Long enough for the
-   * headers to arrive on a loaded machine, far shorter than the throttled body (about 5 s).
+   * Real time: the deadline's backstop (the SDK's watchdog), which also bounds reading the body.
+   * Long enough for the headers to arrive on a loaded machine, far shorter than the throttled body
+   * (about 5 s).
    */
   private static final Duration SLOW_BODY_DEADLINE = Duration.ofMillis(1_500);
   private static final Duration DEADLINE = Duration.ofSeconds(10);
@@ -482,7 +483,7 @@ class FaultMatrixTest {
     };
   }
 
-  /** The response arrives, reading its body passes the deadline (OkHttp's call timeout). */
+  /** The response arrives, reading its body passes the deadline (the SDK's watchdog times it out). */
   static Expected bodyTimesOut(int code) {
     return new Expected() {
       @Override
