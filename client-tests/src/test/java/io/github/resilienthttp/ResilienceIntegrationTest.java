@@ -233,7 +233,7 @@ class ResilienceIntegrationTest {
   }
 
   @Test
-  void anInterruptedProbeReleasesItsPermissionSoTheBreakerIsNotStuckHalfOpen() throws Exception {
+  void anInterruptedProbeKeepsTheServersAnswerAndItsPermissionIsRecorded() throws Exception {
     Events events = new Events();
     ResilientHttpClient client = breakerClient(smallBreakers(1), 1, events);
     CircuitBreaker breaker = client.circuitBreakerFor(server.url("/payments")).orElseThrow();
@@ -256,17 +256,18 @@ class ResilienceIntegrationTest {
 
     prober.interrupt();
     prober.join(5_000);
-    assertThat(probe.get().failure).isInstanceOfSatisfying(OperationInterruptedException.class,
-        e -> assertThat(e.attempts()).isEqualTo(1));
+    // The server charged: the caller gets the 201, with its interrupt flag kept, rather than an
+    // exception that would invite a retry with a new key. The probe's success is recorded.
+    assertThat(probe.get().failure).isNull();
+    assertThat(probe.get().status).isEqualTo(201);
+    assertThat(probe.get().op.attempts()).isEqualTo(1);
     assertThat(flagKept.get()).isTrue();
-    // Neither a success nor a failure was recorded: still half-open, with the permission back.
-    assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.HALF_OPEN);
-    assertThat(breaker.getMetrics().getNumberOfBufferedCalls()).isZero();
+    assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
 
     server.processingTime(Duration.ZERO);
-    assertThat(run(client.operation(charge("next-probe"))).status).isEqualTo(201);
-    assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
+    assertThat(run(client.operation(charge("next"))).status).isEqualTo(201);
     assertThat(server.requestCount()).isEqualTo(2);
+    assertThat(server.duplicateEffects()).isZero();
   }
 
   @Test
@@ -421,7 +422,9 @@ class ResilienceIntegrationTest {
         e -> assertThat(e.attempts()).isZero());
     holder.interrupt();
     holder.join(5_000);
-    assertThat(sending.get().failure).isInstanceOf(OperationInterruptedException.class);
+    // Interrupted while the server charged: the answer is final, so the caller gets it.
+    assertThat(sending.get().failure).isNull();
+    assertThat(sending.get().status).isEqualTo(201);
 
     assertThat(server.requestCount()).isEqualTo(1);
     assertThat(client.bulkhead().orElseThrow().getMetrics().getAvailableConcurrentCalls()).isEqualTo(1);

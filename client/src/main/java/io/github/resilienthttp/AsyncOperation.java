@@ -1,7 +1,6 @@
 package io.github.resilienthttp;
 
 import java.io.IOException;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -15,14 +14,19 @@ import okhttp3.Response;
 
 /**
  * The non-blocking driver of the retry loop for {@link Operation#executeAsync()}: each attempt is an
- * OkHttp call made with {@link Call#enqueue}, each wait a task on the client's scheduler, so no
- * thread is held while the operation waits. The decisions are {@link RetryLoop}'s, so the semantics
- * are those of {@code execute()}.
+ * OkHttp call made with {@link Call#enqueue}, each wait a task on the client's scheduler or a
+ * bulkhead grant, so no thread is held while the operation waits. The decisions are
+ * {@link RetryLoop}'s, so the semantics are those of {@code execute()}.
  *
  * <p>Steps run one after the other (an attempt's callback schedules the next step), never
- * concurrently, so the loop needs no lock. Not API.
+ * concurrently, so the loop needs no lock. Every entry point (the first step, a bulkhead grant, an
+ * OkHttp callback, a scheduled retry) runs inside a guard: whatever user code throws on the way
+ * (Errors included), the attempt's permits are released and the future completes. Only the step
+ * that owns the operation reports its end: {@link #cancel()} completes the future as cancelled at
+ * once and wakes what the operation waits for (the call, the scheduled retry, the bulkhead grant);
+ * the step that wakes reports {@code operationEnded}, once, last. Not API.
  */
-final class AsyncOperation {
+final class AsyncOperation implements Callback {
   private final OperationContext op;
   private final ResilientHttpClient client;
   private final RetryLoop loop;
@@ -30,6 +34,7 @@ final class AsyncOperation {
   private final AtomicBoolean ended = new AtomicBoolean();
   private volatile Call call;
   private volatile ScheduledFuture<?> scheduled;
+  private volatile CompletableFuture<Boolean> bulkheadWait;
 
   AsyncOperation(OperationContext op, Request stampedRequest) {
     this.op = op;
@@ -37,62 +42,97 @@ final class AsyncOperation {
     this.loop = new RetryLoop(op, stampedRequest);
   }
 
+  /** Starts the operation; never throws: every failure completes the future. */
   CompletableFuture<Response> start() {
-    step();
+    guarded(this::step, callbackExecutor());
     return future;
   }
 
-  /** Cancels the in-flight call and any scheduled retry; the future completes as cancelled. */
+  /**
+   * Cancels the operation: the future completes as cancelled now; the in-flight call is cancelled,
+   * a scheduled retry or a bulkhead wait is cut short, and the step that wakes ends the operation.
+   */
   void cancel() {
     op.cancel();
-    // The future first: cancelling the call wakes the attempt's callback, which would otherwise
-    // race to end the operation with a "canceled" failure instead of a cancelled future.
-    if (future.cancelFromOperation() && ended.compareAndSet(false, true)) {
-      loop.ended(null, new CancellationException("operation canceled"));
+    future.cancelFromOperation();
+    try {
+      Call c = call;
+      if (c != null) {
+        c.cancel(); // its callback ends the operation
+      }
+    } finally {
+      ScheduledFuture<?> s = scheduled;
+      if (s != null && s.cancel(false)) {
+        // The retry will never run: its step runs here, sees the cancel and ends the operation.
+        guarded(this::step, callbackExecutor());
+      }
+      CompletableFuture<Boolean> w = bulkheadWait;
+      if (w != null) {
+        client.bulkheadGate().giveUp(w); // its continuation ends the operation
+      }
     }
-    Call c = call;
-    if (c != null) {
-      c.cancel();
-    }
-    ScheduledFuture<?> s = scheduled;
-    if (s != null) {
-      s.cancel(false);
-    }
-    // The breaker permission of an in-flight attempt is released by its callback, which OkHttp
-    // always calls, also after a cancel.
   }
 
   private void step() {
-    if (future.isDone()) {
+    if (ended.get()) {
       return;
     }
     long remaining;
     try {
       remaining = loop.beforeAttempt();
-    } catch (IOException | RuntimeException e) {
-      fail(e);
+    } catch (IOException e) {
+      fail(e, callbackExecutor());
       return;
     }
     BulkheadGate bulkhead = client.bulkheadGate();
     if (bulkhead == null) {
-      send(remaining, null);
+      send(remaining);
       return;
     }
     long waitStart = System.nanoTime();
     long allowed = RetryLoop.bulkheadWaitNanos(remaining);
-    bulkhead.acquireAsync(allowed, client.scheduler()).whenComplete((admitted, error) -> {
-      if (error != null || !Boolean.TRUE.equals(admitted)) {
-        fail(loop.bulkheadRejected(System.nanoTime() - waitStart, bulkhead.cutByDeadline(allowed)));
-      } else if (future.isDone()) {
-        bulkhead.release();
-        loop.releaseBreakerPermission();
-      } else {
-        send(op.remainingNanos(), bulkhead);
-      }
-    });
+    CompletableFuture<Boolean> wait = bulkhead.acquireAsync(allowed, client.scheduler());
+    if (wait.isDone()) {
+      admitted(wait, waitStart, allowed);
+      return;
+    }
+    bulkheadWait = wait;
+    if (op.isCanceled()) {
+      bulkhead.giveUp(wait);
+    }
+    wait.whenComplete((granted, error) ->
+        guarded(() -> admitted(wait, waitStart, allowed), callbackExecutor()));
   }
 
-  private void send(long remaining, BulkheadGate heldPermit) {
+  /** The bulkhead wait is over: granted, timed out, given up (cancel), or the scheduler refused. */
+  private void admitted(CompletableFuture<Boolean> wait, long waitStart, long allowed) {
+    bulkheadWait = null;
+    boolean granted;
+    try {
+      granted = wait.join();
+    } catch (RuntimeException e) { // CompletionException: the user's scheduler refused the timeout
+      fail(new ResilientHttpException("the scheduler rejected the bulkhead wait's timeout",
+          op.key(), op.keySent, op.attempts(), "scheduler-rejected", e.getCause()),
+          callbackExecutor());
+      return;
+    }
+    if (granted) {
+      loop.permits().bulkheadGranted();
+    }
+    try {
+      if (!granted) {
+        throw loop.bulkheadRejected(System.nanoTime() - waitStart,
+            client.bulkheadGate().cutByDeadline(allowed));
+      }
+      loop.checkNotCanceled();
+    } catch (IOException e) {
+      fail(e, callbackExecutor());
+      return;
+    }
+    send(op.remainingNanos());
+  }
+
+  private void send(long remaining) {
     Request attempt = loop.startAttempt(remaining);
     // Watched for the deadline, which also bounds reading the final response's body.
     Call c = op.newAttemptCall(attempt, remaining);
@@ -100,66 +140,97 @@ final class AsyncOperation {
     if (op.isCanceled()) {
       c.cancel();
     }
-    c.enqueue(new Callback() {
-      @Override
-      public void onFailure(Call failed, IOException e) {
-        attemptDone(null, e, failed.isCanceled(), heldPermit);
-      }
-
-      @Override
-      public void onResponse(Call done, Response response) {
-        attemptDone(response, null, done.isCanceled(), heldPermit);
-      }
-    });
+    // OkHttp runs the wrapped client's EventListener.callStart inside enqueue: if it throws, no
+    // callback will come, and the guard around this step ends the operation.
+    c.enqueue(this);
   }
 
-  private void attemptDone(Response response, IOException failure, boolean canceled,
-      BulkheadGate heldPermit) {
+  @Override
+  public void onFailure(Call failed, IOException e) {
+    guarded(() -> attemptDone(null, e, failed.isCanceled()), Runnable::run);
+  }
+
+  @Override
+  public void onResponse(Call done, Response response) {
+    try {
+      attemptDone(response, null, done.isCanceled());
+    } catch (RuntimeException | Error e) {
+      RetryLoop.closeQuietly(response); // not returned (or returned and then failed): closed
+      crash(e, Runnable::run);
+      if (e instanceof VirtualMachineError) {
+        throw e;
+      }
+    }
+  }
+
+  private void attemptDone(Response response, IOException failure, boolean canceled) {
     Response result;
     try {
       result = loop.afterAttempt(response, failure, canceled);
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException e) {
       fail(e, Runnable::run);
       return;
-    } catch (Error e) {
-      // The future must still complete, or its caller waits for ever.
-      fail(e, Runnable::run);
-      throw e;
-    } finally {
-      loop.releaseBreakerPermission();
-      if (heldPermit != null) {
-        heldPermit.release();
-      }
     }
     if (result != null) {
       // Already on OkHttp's callback thread: complete here, as OkHttp's own Callback would.
-      succeed(result, Runnable::run);
+      succeed(result);
       return;
     }
+    ScheduledFuture<?> s;
     try {
-      scheduled = client.scheduler().schedule(this::step, loop.retryDelay().toNanos(),
-          TimeUnit.NANOSECONDS);
+      s = client.scheduler().schedule(() -> guarded(this::step, callbackExecutor()),
+          DurationMath.toNanos(loop.retryDelay()), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       fail(new ResilientHttpException("the scheduler rejected the retry", op.key(), op.keySent,
-          op.attempts(), "scheduler-rejected", null), Runnable::run);
+          op.attempts(), "scheduler-rejected", e), Runnable::run);
       return;
     }
-    if (future.isDone()) {
-      scheduled.cancel(false);
+    scheduled = s;
+    if (op.isCanceled() && s.cancel(false)) {
+      step(); // cancelled while the retry was being scheduled: end here
     }
   }
 
-  private void succeed(Response response, Executor executor) {
+  /**
+   * Runs a step. What escapes it is a bug, in user code or the SDK's: the attempt's permits are
+   * released and the future fails with it. A {@link VirtualMachineError} is passed on afterwards,
+   * to the thread's own handling.
+   */
+  private void guarded(Runnable step, Executor completion) {
+    try {
+      step.run();
+    } catch (RuntimeException | Error e) {
+      crash(e, completion);
+      if (e instanceof VirtualMachineError) {
+        throw e;
+      }
+    }
+  }
+
+  private void crash(Throwable e, Executor completion) {
+    try {
+      loop.releasePermits();
+    } finally {
+      fail(e, completion);
+    }
+  }
+
+  private void succeed(Response response) {
     if (!ended.compareAndSet(false, true)) {
       RetryLoop.closeQuietly(response);
       return;
     }
-    loop.ended(response, null);
-    completeOn(executor, () -> {
-      if (!future.complete(response)) {
-        RetryLoop.closeQuietly(response);
-      }
-    });
+    try {
+      loop.ended(response, null);
+    } catch (RuntimeException | Error e) {
+      // A listener's Error passed on by the Listeners shield: the caller gets it, not the response.
+      RetryLoop.closeQuietly(response);
+      future.failFromOperation(e);
+      throw e;
+    }
+    if (!future.completeFromOperation(response)) {
+      RetryLoop.closeQuietly(response); // cancelled or completed by the caller meanwhile
+    }
   }
 
   /**
@@ -167,18 +238,24 @@ final class AsyncOperation {
    * hand the completion to OkHttp's dispatcher executor, so that dependent stages never run on the
    * scheduler's single thread.
    */
-  private void fail(Throwable e) {
-    fail(e, callbackExecutor());
-  }
-
   private void fail(Throwable e, Executor executor) {
+    loop.releasePermits();
     if (!ended.compareAndSet(false, true)) {
       return;
     }
-    loop.ended(null, e);
     // No body will be read: the deadline's backstop can forget the operation.
     op.endedWithoutResponse = true;
-    completeOn(executor, () -> future.completeExceptionally(e));
+    try {
+      loop.ended(null, e);
+    } finally {
+      completeOn(executor, () -> {
+        if (op.isCanceled()) {
+          future.cancelFromOperation();
+        } else {
+          future.failFromOperation(e);
+        }
+      });
+    }
   }
 
   private Executor callbackExecutor() {
@@ -194,7 +271,11 @@ final class AsyncOperation {
     }
   }
 
-  /** A future whose cancellation cancels the operation. */
+  /**
+   * The operation's future. Completing it from outside (cancel, {@code orTimeout},
+   * {@code complete}) cancels the operation: it stops waiting, gives its permits back, and a
+   * response that arrives later is closed.
+   */
   private final class OperationFuture extends CompletableFuture<Response> {
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
@@ -203,6 +284,32 @@ final class AsyncOperation {
         AsyncOperation.this.cancel();
       }
       return canceled;
+    }
+
+    @Override
+    public boolean complete(Response value) {
+      boolean completed = super.complete(value);
+      if (completed) {
+        AsyncOperation.this.cancel();
+      }
+      return completed;
+    }
+
+    @Override
+    public boolean completeExceptionally(Throwable ex) {
+      boolean completed = super.completeExceptionally(ex);
+      if (completed) {
+        AsyncOperation.this.cancel();
+      }
+      return completed;
+    }
+
+    boolean completeFromOperation(Response response) {
+      return super.complete(response);
+    }
+
+    boolean failFromOperation(Throwable e) {
+      return super.completeExceptionally(e);
     }
 
     boolean cancelFromOperation() {

@@ -24,13 +24,18 @@ final class AttemptSetupInterceptor implements Interceptor {
         op.client.retryPolicy()).proceed(chain.request());
   }
 
-  /** Shrinks the attempt's timeouts so that no attempt outlives the deadline. */
+  /**
+   * Shrinks the attempt's timeouts so that no attempt outlives the deadline. The cap is rounded up
+   * to whole milliseconds (OkHttp's unit): a timeout capped by the deadline then fires at or after
+   * it, never before, so the caller is told the deadline ended the operation
+   * ({@link DeadlineExceededException}), not that the attempt failed with time still left.
+   */
   static Chain withTimeouts(Chain chain, long remainingNanos, RetryPolicy policy) {
     long cap = remainingNanos;
     if (policy.attemptTimeout().isPresent()) {
-      cap = Math.min(cap, policy.attemptTimeout().get().toNanos());
+      cap = Math.min(cap, DurationMath.toNanos(policy.attemptTimeout().get()));
     }
-    int capMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(cap)));
+    int capMillis = capMillis(cap);
     // Each with...() copies the chain: only change what needs changing.
     Chain c = chain;
     int connect = shrink(c.connectTimeoutMillis(), capMillis);
@@ -46,6 +51,12 @@ final class AttemptSetupInterceptor implements Interceptor {
       c = c.withWriteTimeout(write, TimeUnit.MILLISECONDS);
     }
     return c;
+  }
+
+  /** {@code nanos} in whole milliseconds, rounded up, from 1 to {@link Integer#MAX_VALUE}. */
+  static int capMillis(long nanos) {
+    long millis = nanos / 1_000_000L + (nanos % 1_000_000L > 0 ? 1 : 0);
+    return (int) Math.max(1, Math.min(Integer.MAX_VALUE, millis));
   }
 
   /** OkHttp's 0 means "no timeout". */

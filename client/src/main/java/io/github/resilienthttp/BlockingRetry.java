@@ -36,44 +36,59 @@ final class BlockingRetry {
 
   /**
    * Runs the operation to its end: returns the final response or throws the operation's failure,
-   * after reporting the end to listeners and the log.
+   * after reporting the end to listeners and the log. Whatever user code throws on the way (Errors
+   * included), every permit is back and a response that is not returned is closed.
    */
   static Response run(RetryLoop loop, Attempts attempts) throws IOException {
+    Response response;
     try {
-      Response response = attemptUntilFinal(loop, attempts);
-      loop.ended(response, null);
-      return response;
+      response = attemptUntilFinal(loop, attempts);
     } catch (IOException | RuntimeException | Error e) {
-      loop.ended(null, e);
       // No body will be read: the deadline's backstop can forget the operation.
       loop.op.endedWithoutResponse = true;
+      try {
+        loop.ended(null, e);
+      } catch (RuntimeException | Error reportFailure) {
+        reportFailure.addSuppressed(e);
+        throw reportFailure;
+      }
       throw e;
     }
+    try {
+      loop.ended(response, null);
+    } catch (RuntimeException | Error e) {
+      // A listener's Error (the Listeners shield passes VirtualMachineErrors on): the caller gets it
+      // instead of the response, so the response is closed here.
+      RetryLoop.closeQuietly(response);
+      throw e;
+    }
+    return response;
   }
 
   private static Response attemptUntilFinal(RetryLoop loop, Attempts attempts) throws IOException {
     ResilientHttpClient client = loop.client;
+    OperationContext op = loop.op;
     while (true) {
-      long remaining = loop.beforeAttempt();
-      BulkheadGate bulkhead = client.bulkheadGate();
-      if (bulkhead != null) {
-        long waitStart = System.nanoTime();
-        long allowed = RetryLoop.bulkheadWaitNanos(remaining);
-        boolean admitted;
-        try {
-          admitted = bulkhead.acquire(allowed);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw loop.interrupted();
-        }
-        if (!admitted) {
-          throw loop.bulkheadRejected(System.nanoTime() - waitStart, bulkhead.cutByDeadline(allowed));
-        }
-        remaining = loop.op.remainingNanos();
-      }
-
       Response result;
       try {
+        long remaining = loop.beforeAttempt();
+        BulkheadGate bulkhead = client.bulkheadGate();
+        if (bulkhead != null) {
+          long waitStart = System.nanoTime();
+          long allowed = RetryLoop.bulkheadWaitNanos(remaining);
+          boolean admitted;
+          try {
+            admitted = loop.permits().acquireBulkhead(allowed, op::cancelSignal);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw loop.interrupted();
+          }
+          if (!admitted) {
+            throw loop.bulkheadRejected(System.nanoTime() - waitStart, bulkhead.cutByDeadline(allowed));
+          }
+          loop.checkNotCanceled();
+          remaining = op.remainingNanos();
+        }
         Request attempt = loop.startAttempt(remaining);
         Response response = null;
         IOException failure = null;
@@ -84,16 +99,14 @@ final class BlockingRetry {
         }
         result = loop.afterAttempt(response, failure, attempts.lastCanceled());
       } finally {
-        loop.releaseBreakerPermission();
-        if (bulkhead != null) {
-          bulkhead.release();
-        }
+        loop.releasePermits();
       }
       if (result != null) {
         return result;
       }
       try {
-        client.timeSource().sleep(loop.retryDelay());
+        // cancel() completes the signal: the wait ends at once and the next beforeAttempt stops.
+        client.timeSource().sleep(loop.retryDelay(), op.cancelSignal());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw loop.interrupted();

@@ -66,6 +66,16 @@ final class DeadlineWatchdog {
   private final AtomicInteger earlyTimers = new AtomicInteger();
   private final EventListener listener = new EventListener() {
     @Override
+    public void canceled(Call call) {
+      // A plain call cancelled by its caller: its operation stops too, and a backoff or bulkhead
+      // wait inside it wakes at once.
+      OperationContext op = call.tag(OperationContext.TAG);
+      if (op != null && op.plainCall == call) {
+        op.cancel();
+      }
+    }
+
+    @Override
     public void callEnd(Call call) {
       ended(call);
     }
@@ -234,9 +244,10 @@ final class DeadlineWatchdog {
       if (!op.isEnded() || !enterTimeout(call)) {
         call.cancel();
       }
-    } catch (RuntimeException e) {
-      // Cancelling runs the user's EventListener.canceled: a bug there must not stop the sweeps.
-      log.warn("stopping a call at its deadline failed", e);
+    } catch (Throwable e) { // NOPMD: user code on Okio's watchdog thread, see SweepTimer
+      // Cancelling runs the user's EventListener.canceled. Whatever it throws, Errors included,
+      // must not end Okio's watchdog thread: every OkHttp timeout in the JVM depends on it.
+      log.error("stopping a call at its deadline: the call's EventListener threw; ignored", e);
     }
   }
 
@@ -275,7 +286,8 @@ final class DeadlineWatchdog {
     protected void timedOut() {
       try {
         sweep(isTick);
-      } catch (RuntimeException e) {
+      } catch (Throwable e) { // NOPMD: an escaping Throwable would end Okio's watchdog thread
+        // The thread times out every OkHttp socket in the JVM: keep it alive, whatever happened.
         log.error("deadline sweep failed; sweeping again in 10 ms", e);
         if (isTick) {
           armTick(TICK_NANOS);

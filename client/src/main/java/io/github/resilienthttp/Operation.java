@@ -249,22 +249,29 @@ public final class Operation {
 
   /**
    * Cancels the operation: the in-flight attempt's call is cancelled, no further attempt starts, and
-   * an async operation's future completes as cancelled. A blocking {@link #execute()} that is waiting
-   * between attempts stops before its next attempt and throws {@link ResilientHttpException} with
-   * reason {@code canceled}. Has no effect on an operation that has already ended (a returned
-   * response's body stays readable). A blocking {@code execute()} waiting between attempts finishes
-   * that wait first. Thread-safe.
+   * an async operation's future completes as cancelled at once. A blocking {@link #execute()} that is
+   * waiting between attempts, or for a bulkhead permit, wakes at once (with the system
+   * {@link TimeSource}, or one that implements {@link TimeSource#sleep(Duration, java.util.concurrent.Future)})
+   * and throws {@link ResilientHttpException} with reason {@code canceled}. Cancelling before
+   * {@code execute()} or {@code executeAsync()} makes it end that way without sending anything.
+   * Has no effect on an operation that has already ended (a returned response's body stays
+   * readable). A retry budget token taken for a retry that the cancel stopped is given back
+   * ({@link RetryBudget#refundRetry()}). {@code operationEnded} is still reported once, as the last
+   * event, by the thread that was running the operation. Thread-safe.
    */
   public void cancel() {
+    // The flag first, then the context: begin() publishes the context, then reads the flag, so one
+    // of the two always sees the other and no attempt starts after cancel() returned.
+    cancelRequested = true;
     OperationContext op = context;
-    if (op != null && op.isEnded()) {
+    if (op == null) {
+      return;
+    }
+    if (op.isEnded()) {
       // The caller may be reading the returned response's body: leave its call alone.
       return;
     }
-    cancelRequested = true;
-    if (op != null) {
-      op.cancel();
-    }
+    op.cancel();
     Call call = syncCall;
     if (call != null) {
       call.cancel();

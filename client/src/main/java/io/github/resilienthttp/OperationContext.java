@@ -1,5 +1,6 @@
 package io.github.resilienthttp;
 
+import java.util.concurrent.CompletableFuture;
 import kotlin.jvm.JvmClassMappingKt;
 import kotlin.jvm.functions.Function0;
 import kotlin.reflect.KClass;
@@ -63,6 +64,9 @@ final class OperationContext {
   /** True for plain OkHttp calls that opted out with {@link OperationOptions#passThrough()}. */
   final boolean passThrough;
   private volatile boolean canceled;
+  private volatile CompletableFuture<Void> cancelSignal;
+  /** The one OkHttp call of a plain call: cancelling it cancels the operation. */
+  volatile Call plainCall;
   private volatile boolean ended;
   /*
    * The attempt in flight. Attempts of one operation never overlap, so the network layer finds the
@@ -123,6 +127,22 @@ final class OperationContext {
   }
 
   /**
+   * Watches the one OkHttp call of a plain call for the deadline; its attempts are the chain's
+   * proceeds, so the call is the same for all of them.
+   */
+  void watchPlainCall(Call call) {
+    plainCall = call;
+    watchedCallEnded = false;
+    watchedCall = call;
+    if (call.isCanceled()) {
+      cancel();
+    }
+    if (!inWatchdog) {
+      client.deadlineWatchdog().watch(this);
+    }
+  }
+
+  /**
    * Whether the deadline's backstop can forget this operation: it ended, and either had no response
    * or OkHttp reported its last call ended (the body was read or closed).
    */
@@ -142,6 +162,33 @@ final class OperationContext {
 
   void cancel() {
     canceled = true;
+    CompletableFuture<Void> signal = cancelSignal;
+    if (signal != null) {
+      signal.complete(null);
+    }
+  }
+
+  /**
+   * Completes when the operation is cancelled: what a blocking wait (backoff, bulkhead) waits on
+   * besides its own time, so that {@link #cancel()} wakes it at once. Made on first use, so an
+   * operation that never waits allocates none.
+   */
+  CompletableFuture<Void> cancelSignal() {
+    CompletableFuture<Void> signal = cancelSignal;
+    if (signal == null) {
+      synchronized (this) {
+        signal = cancelSignal;
+        if (signal == null) {
+          signal = new CompletableFuture<>();
+          cancelSignal = signal;
+        }
+      }
+    }
+    // Read after publishing the signal: a cancel() that saw no signal set the flag before.
+    if (canceled) {
+      signal.complete(null);
+    }
+    return signal;
   }
 
   boolean isCanceled() {

@@ -137,11 +137,26 @@ public final class ResilientHttpClient {
   /**
    * Starts building a client around {@code okHttpClient}.
    *
+   * <p>Wrapping a client that is already an SDK client ({@link #okHttpClient()} of another
+   * {@code ResilientHttpClient}, or one derived from it) is refused: its calls are operations
+   * already, so a second wrap would nest two retry loops, multiplying attempts (3 × 3 server
+   * requests for one intent) and reporting each operation's end several times.
+   *
    * @param okHttpClient the client to use for every attempt; not modified
    * @return a builder
+   * @throws IllegalArgumentException when {@code okHttpClient} is an SDK client (see above)
    */
   public static Builder wrap(OkHttpClient okHttpClient) {
-    return new Builder(Objects.requireNonNull(okHttpClient, "okHttpClient"));
+    Objects.requireNonNull(okHttpClient, "okHttpClient");
+    boolean sdkClient = okHttpClient.interceptors().stream().anyMatch(i -> i instanceof RetryInterceptor)
+        || okHttpClient.networkInterceptors().stream().anyMatch(i -> i instanceof NetworkAttemptTracker);
+    if (sdkClient) {
+      throw new IllegalArgumentException("okHttpClient is already a Resilient HTTP client (the"
+          + " okHttpClient() of a ResilientHttpClient): wrapping it would nest two retry loops."
+          + " Wrap the original client instead (sdkClient.wrappedClient()), or derive a differently"
+          + " configured client with sdkClient.newBuilder()");
+    }
+    return new Builder(okHttpClient);
   }
 
   /**

@@ -82,6 +82,16 @@ public interface RetryBudget {
   boolean tryAcquireRetry();
 
   /**
+   * Gives back a retry that {@link #tryAcquireRetry()} allowed but that never happened: the
+   * operation was cancelled, interrupted, rejected by the circuit breaker or the bulkhead, or ran out
+   * of time during the wait. A retry that never reached the wire is no load on the server, so it
+   * should not count against the budget. Called at most once per successful
+   * {@link #tryAcquireRetry()}. The default does nothing; the token bucket puts the token back
+   * (never above its capacity).
+   */
+  default void refundRetry() {}
+
+  /**
    * The number of retries that would be allowed now, possibly fractional, for a metrics gauge:
    * {@code 0} for {@link #none()}, {@link Double#POSITIVE_INFINITY} for {@link #unlimited()}.
    *

@@ -42,6 +42,10 @@ final class RetryInterceptor implements Interceptor {
       return (wrappedRetriesOnConnectionFailure ? chain.withRetryOnConnectionFailure(true) : chain)
           .proceed(request);
     }
+    // The deadline's backstop watches the plain call as it watches execute()'s attempts, so the
+    // deadline bounds a trickled body read after the call returned, and a cancel of the call
+    // cancels the operation (see DeadlineWatchdog's listener).
+    op.watchPlainCall(chain.call());
     // The key is stamped once, before the first attempt: every attempt carries the same key.
     RetryLoop loop = new RetryLoop(op, client.idempotencyKeyPolicy().stamp(request, op));
     return BlockingRetry.run(loop, new BlockingRetry.Attempts() {

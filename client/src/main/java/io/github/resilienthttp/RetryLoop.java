@@ -25,7 +25,12 @@ import org.slf4j.LoggerFactory;
  * different threads, one after the other). Not API.
  */
 final class RetryLoop {
-  private static final Logger log = LoggerFactory.getLogger(RetryInterceptor.class);
+  private static final Logger log = LoggerFactory.getLogger(RetryLoop.class);
+  /**
+   * The deadline's floor: the least time an attempt needs. Less than this left, and the deadline is
+   * taken as passed, everywhere: before an attempt, after a failed one (a timeout that fired just
+   * before the deadline is the deadline's doing), and for the wait before a retry.
+   */
   static final long MIN_ATTEMPT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
   final OperationContext op;
@@ -33,7 +38,6 @@ final class RetryLoop {
   private final Request request;
   private final boolean oneShot;
   private final TargetCircuitBreakers.Target target;
-  private final CircuitBreaker breaker;
   private IOException lastFailure;
   private int lastStatus = -1;
   /**
@@ -46,8 +50,10 @@ final class RetryLoop {
   /** After {@link #afterAttempt} returned {@code null}: the wait before the next attempt. */
   private Duration retryDelay;
   private long attemptStart;
-  private long breakerStart;
-  private boolean breakerPermission;
+  /** The permits of the attempt being set up or in flight; released by the drivers' finally. */
+  private AttemptPermits permits;
+  /** A budget token was taken for a retry that has not started yet: refunded if it never does. */
+  private boolean retryTokenHeld;
 
   RetryLoop(OperationContext op, Request request) {
     this.op = op;
@@ -57,7 +63,6 @@ final class RetryLoop {
     this.oneShot = body != null && body.isOneShot();
     this.target = client.circuitBreakers() == null
         ? null : client.circuitBreakers().forUrl(request.url());
-    this.breaker = target == null ? null : target.breaker;
   }
 
   /**
@@ -66,11 +71,11 @@ final class RetryLoop {
    * @return the time left before the deadline, in nanoseconds
    */
   long beforeAttempt() throws IOException {
-    if (Thread.currentThread().isInterrupted()) {
-      throw interrupted();
-    }
     if (op.isCanceled()) {
       throw canceled(lastFailure);
+    }
+    if (Thread.currentThread().isInterrupted()) {
+      throw interrupted();
     }
     long remaining = op.remainingNanos();
     if (remaining < MIN_ATTEMPT_NANOS) {
@@ -80,25 +85,49 @@ final class RetryLoop {
     if (next == 1) {
       client.listeners().operationStarted(op);
     }
-    if (breaker != null) {
-      if (!breaker.tryAcquirePermission()) {
-        client.listeners().circuitBreakerRejected(op, breaker.getName(), next);
-        throw unknownIfAnyOutcomeUnknown(new CircuitBreakerOpenException(op.key(), op.keySent,
-            next - 1, breaker.getName(), target.waitLeft(),
-            lastFailure != null ? lastFailure : lastStatusNote(lastStatus)));
-      }
-      breakerPermission = true;
+    permits = new AttemptPermits(target, client.bulkheadGate());
+    if (!permits.tryAcquireBreaker()) {
+      client.listeners().circuitBreakerRejected(op, target.breaker.getName(), next);
+      throw unknownIfAnyOutcomeUnknown(new CircuitBreakerOpenException(op.key(), op.keySent,
+          next - 1, target.breaker.getName(), target.waitLeft(),
+          lastFailure != null ? lastFailure : lastStatusNote(lastStatus)));
     }
     return remaining;
   }
 
+  /** Throws the cancel when the operation was cancelled (after a wait, before sending). */
+  void checkNotCanceled() throws IOException {
+    if (op.isCanceled()) {
+      throw canceled(lastFailure);
+    }
+  }
+
+  /** The permits of the attempt being set up or in flight. */
+  AttemptPermits permits() {
+    return permits;
+  }
+
   /**
-   * The bulkhead had no permit in time: give the breaker's permission back and fail. When the wait
-   * was cut short by the deadline (not by the bulkhead's own maximum wait), the operation failed
-   * because of its deadline: {@link DeadlineExceededException}, caused by the bulkhead's refusal.
+   * Gives back the current attempt's permits, whatever is still held. Drivers call it in
+   * {@code finally} around every attempt and on every way out: it is idempotent.
+   */
+  void releasePermits() {
+    AttemptPermits p = permits;
+    if (p != null) {
+      p.releaseAll();
+    }
+  }
+
+  /**
+   * The bulkhead had no permit in time: fail. When the wait was cut short by the deadline (not by
+   * the bulkhead's own maximum wait), the operation failed because of its deadline:
+   * {@link DeadlineExceededException}, caused by the bulkhead's refusal. When it was cut short by
+   * a cancel, the operation was cancelled.
    */
   IOException bulkheadRejected(long waitedNanos, boolean cutByDeadline) {
-    releaseBreakerPermission();
+    if (op.isCanceled()) {
+      return canceled(lastFailure);
+    }
     int next = op.attempts() + 1;
     client.listeners().bulkheadRejected(op, next);
     BulkheadFullException full = new BulkheadFullException(op.key(), op.keySent, next - 1,
@@ -110,15 +139,21 @@ final class RetryLoop {
     return unknownIfAnyOutcomeUnknown(full);
   }
 
-  /** How long an attempt may wait for a bulkhead permit: stops just before the deadline. */
+  /** How long an attempt may wait for a bulkhead permit: stops at the deadline's floor. */
   static long bulkheadWaitNanos(long remainingNanos) {
     return Math.max(0, remainingNanos - MIN_ATTEMPT_NANOS);
   }
 
-  /** Interrupted while waiting for a permit or a retry: give the permission back, keep the flag. */
-  OperationInterruptedException interrupted() {
-    releaseBreakerPermission();
-    return new OperationInterruptedException(op.key(), op.keySent, op.attempts(), lastFailure);
+  /**
+   * Interrupted while waiting for a permit or a retry: the interrupt flag stays set. When an earlier
+   * attempt may have reached the server, the caller gets {@link OutcomeUnknownException} (reason
+   * {@code interrupted}, the interrupt attached as suppressed), so that nobody retries with a new
+   * key what may already have been done.
+   */
+  IOException interrupted() {
+    OperationInterruptedException e =
+        new OperationInterruptedException(op.key(), op.keySent, op.attempts(), lastFailure);
+    return anyMayHaveBeenProcessed ? unknownAfter(e, "interrupted", lastFailure) : e;
   }
 
   /**
@@ -128,6 +163,7 @@ final class RetryLoop {
    *     operation's context tag ({@link OperationContext#startAttempt})
    */
   Request startAttempt(long remainingNanos) {
+    retryTokenHeld = false; // the retry it paid for happens now
     attempt = op.startAttempt(remainingNanos);
     if (attempt == 1) {
       // Only attempts that are really sent fund the budget: rejected operations are not traffic.
@@ -136,12 +172,14 @@ final class RetryLoop {
     client.listeners().attemptStarted(op, attempt);
     // The clock reading that gave remainingNanos (one nanoTime call fewer per attempt).
     attemptStart = op.deadlineNanos - remainingNanos;
-    breakerStart = breaker == null ? 0 : client.systemTime() ? attemptStart : System.nanoTime();
+    permits.startClock();
     return request;
   }
 
   /**
-   * Ends the attempt that {@link #startAttempt} began and decides what comes next.
+   * Ends the attempt that {@link #startAttempt} began and decides what comes next. Whatever it
+   * throws (user code included: classifier, listener, backoff, budget), a response that is not
+   * returned is closed here.
    *
    * @param response the attempt's response, or {@code null}
    * @param failure the attempt's exception, or {@code null}
@@ -152,43 +190,41 @@ final class RetryLoop {
    */
   Response afterAttempt(Response response, IOException failure, boolean callCanceled)
       throws IOException {
+    Response result = null;
     try {
-      if (Thread.currentThread().isInterrupted()) {
+      result = endAttempt(response, failure, callCanceled);
+      return result;
+    } finally {
+      if (result == null) {
         closeQuietly(response);
-        throw new OperationInterruptedException(op.key(), op.keySent, attempt, failure);
       }
-      if (callCanceled || op.isCanceled()) {
-        closeQuietly(response);
-        if (op.realDeadlinePassed() || op.remainingNanos() <= 0) {
-          recordFailure(failure);
-          throw deadlineExceeded("deadline passed during attempt " + attempt, failure);
-        }
-        throw canceled(failure);
-      }
-      if (failure != null && op.remainingNanos() <= 0) {
+      releasePermits();
+    }
+  }
+
+  private Response endAttempt(Response response, IOException failure, boolean callCanceled)
+      throws IOException {
+    if (callCanceled || op.isCanceled()) {
+      if (op.realDeadlinePassed() || op.remainingNanos() < MIN_ATTEMPT_NANOS) {
         recordFailure(failure);
         throw deadlineExceeded("deadline passed during attempt " + attempt, failure);
       }
-
-      AttemptOutcome outcome = new AttemptOutcome(request, response, failure, attempt,
-          op.attemptMayHaveReachedServer(), op, client.timeSource());
-      Decision decision;
-      try {
-        decision = classify(client.classifier(), outcome);
-        if (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT) {
-          anyMayHaveBeenProcessed = true;
-        }
-        record(decision, response, failure);
-        report(decision, response, failure);
-      } catch (RuntimeException | Error e) {
-        // A classifier bug (or an Error): the response is not returned, so it is closed here.
-        closeQuietly(response);
-        throw e;
-      }
-      return decide(decision, response, failure);
-    } finally {
-      releaseBreakerPermission();
+      throw canceled(failure);
     }
+    if (failure != null && op.remainingNanos() < MIN_ATTEMPT_NANOS) {
+      recordFailure(failure);
+      throw deadlineExceeded("deadline passed during attempt " + attempt, failure);
+    }
+
+    AttemptOutcome outcome = new AttemptOutcome(request, response, failure, attempt,
+        op.attemptMayHaveReachedServer(), op, client.timeSource());
+    Decision decision = classify(client.classifier(), outcome);
+    if (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT) {
+      anyMayHaveBeenProcessed = true;
+    }
+    record(decision, response, failure);
+    report(decision, response, failure);
+    return decide(decision, response, failure);
   }
 
   /**
@@ -204,77 +240,59 @@ final class RetryLoop {
       throws IOException {
     RetryPolicy policy = client.retryPolicy();
     op.lastReason = decision.reason();
-    if (decision.kind() == Decision.Kind.SUCCESS) {
-      op.lastSuccess = true;
-      return response;
-    }
     boolean retryable = decision.kind() == Decision.Kind.RETRY
         || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && op.idempotent);
+    op.lastSuccess = decision.kind() == Decision.Kind.SUCCESS;
     op.lastRetryable = retryable;
-    if (!retryable) {
-      if (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT) {
-        closeQuietly(response);
-        throw outcomeUnknown(decision.reason(),
-            "the server may have processed it, and the operation is not idempotent (no"
-                + " idempotency key was sent), so it was not retried", response, failure);
+    RetryRule.Verdict verdict = RetryRule.afterAttempt(decision, attempt, policy.maxAttempts(),
+        op.idempotent, oneShot && op.attemptMayHaveReachedServer());
+    // A cancel (a listener may have called it from attemptEnded) or an interrupt stops the
+    // operation before any retry is scheduled or paid for; a final answer is still returned.
+    boolean interrupted = Thread.currentThread().isInterrupted();
+    if (verdict == null && (op.isCanceled() || interrupted)) {
+      lastFailure = failure;
+      lastStatus = response != null ? response.code() : -1;
+      throw op.isCanceled() ? canceled(failure) : interrupted();
+    }
+    if (verdict == null) {
+      Duration delay = policy.backoff().delay(attempt, client.random());
+      if (delay == null || delay.isNegative()) {
+        throw new IllegalStateException("backoff " + policy.backoff() + " returned " + delay
+            + " for retry " + attempt + "; a backoff must return a duration >= 0");
       }
-      if (response != null) {
+      verdict = RetryRule.retry(decision, delay, policy.maxRetryAfter(), op.remainingNanos(),
+          MIN_ATTEMPT_NANOS, target != null && isOpen(target.breaker));
+    }
+    switch (verdict.kind()) {
+      case RETURN:
         return response;
-      }
-      throw new ResilientHttpException("permanent failure: " + failure, op.key(), op.keySent,
-          attempt, decision.reason(), failure);
-    }
-
-    // Retryable: is another attempt allowed, and when?
-    if (oneShot && op.attemptMayHaveReachedServer()) {
-      String message = "the request body is one-shot and cannot be sent again";
-      if (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT) {
-        // The server may have processed it and it cannot be resent: that is an unknown outcome,
-        // as for an operation without a key, not a final answer.
-        closeQuietly(response);
-        throw outcomeUnknown("one-shot-body", message + "; last: " + decision, response, failure);
-      }
-      return giveUp(decision, "one-shot-body", message, response, failure);
-    }
-    if (attempt >= policy.maxAttempts()) {
-      return giveUp(decision, "attempts-exhausted", "all " + attempt + " attempts failed",
-          response, failure);
-    }
-    Duration delay = policy.backoff().delay(attempt, client.random());
-    if (delay == null || delay.isNegative()) {
-      closeQuietly(response);
-      throw new IllegalStateException("backoff " + policy.backoff() + " returned " + delay
-          + " for retry " + attempt + "; a backoff must return a duration >= 0");
-    }
-    boolean fromRetryAfter = false;
-    if (decision.retryAfter().isPresent()) {
-      Duration retryAfter = decision.retryAfter().get();
-      if (retryAfter.compareTo(policy.maxRetryAfter()) > 0) {
-        return giveUp(decision, "retry-after-too-long", "the server asked to wait " + retryAfter
-            + ", more than maxRetryAfter " + policy.maxRetryAfter(), response, failure);
-      }
-      if (retryAfter.compareTo(delay) > 0) {
-        delay = retryAfter;
-        fromRetryAfter = true;
-      }
-    }
-    if (saturatedNanos(delay) > op.remainingNanos() - MIN_ATTEMPT_NANOS) {
-      op.lastReason = "deadline";
-      if (response != null) {
-        return response;
-      }
-      throw deadlineExceeded("the next retry could not start before the deadline (wait "
-          + delay.toMillis() + " ms)", failure);
-    }
-    if (breaker != null && isOpen(breaker)) {
-      // The breaker opened during this attempt: stop now rather than wait for a rejection.
-      client.listeners().circuitBreakerRejected(op, breaker.getName(), attempt + 1);
-      op.lastReason = "circuit-breaker-open";
-      if (response != null) {
-        return response;
-      }
-      throw unknownIfAnyOutcomeUnknown(new CircuitBreakerOpenException(op.key(), op.keySent,
-          attempt, breaker.getName(), target.waitLeft(), failure));
+      case FAIL:
+        if (response != null) {
+          return response;
+        }
+        throw new ResilientHttpException("permanent failure: " + failure, op.key(), op.keySent,
+            attempt, decision.reason(), failure);
+      case OUTCOME_UNKNOWN:
+        throw outcomeUnknown(verdict.reason(), verdict.message(), response, failure);
+      case GIVE_UP:
+        return giveUp(decision, verdict.reason(), verdict.message(), response, failure);
+      case DEADLINE:
+        op.lastReason = "deadline";
+        if (response != null) {
+          return response;
+        }
+        throw deadlineExceeded(verdict.message(), failure);
+      case BREAKER_OPEN:
+        // The breaker opened during this attempt: stop now rather than wait for a rejection.
+        client.listeners().circuitBreakerRejected(op, target.breaker.getName(), attempt + 1);
+        op.lastReason = "circuit-breaker-open";
+        if (response != null) {
+          return response;
+        }
+        throw unknownIfAnyOutcomeUnknown(new CircuitBreakerOpenException(op.key(), op.keySent,
+            attempt, target.breaker.getName(), target.waitLeft(), failure));
+      default: // RETRY
+        break;
     }
     // The token is taken before the wait, so operations waiting in backoff cannot overshoot.
     if (!client.retryBudget().tryAcquireRetry()) {
@@ -287,12 +305,11 @@ final class RetryLoop {
           "retry budget exhausted; not retrying after " + decision, op.key(), op.keySent, attempt,
           RetryBudgetExhaustedException.REASON, failure));
     }
-
+    retryTokenHeld = true;
     lastStatus = response != null ? response.code() : -1;
-    closeQuietly(response);
     lastFailure = failure;
-    client.listeners().retryScheduled(op, attempt + 1, delay, fromRetryAfter);
-    retryDelay = delay;
+    client.listeners().retryScheduled(op, attempt + 1, verdict.delay(), verdict.fromRetryAfter());
+    retryDelay = verdict.delay();
     return null;
   }
 
@@ -326,40 +343,14 @@ final class RetryLoop {
    * are successes; a permanent exception is a failure.
    */
   private void record(Decision decision, Response response, IOException failure) {
-    if (!breakerPermission) {
-      return;
-    }
-    breakerPermission = false;
-    long nanos = System.nanoTime() - breakerStart;
     boolean healthy = decision.kind() == Decision.Kind.SUCCESS
         || (decision.kind() == Decision.Kind.FAIL && response != null);
-    if (healthy) {
-      breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
-    } else {
-      breaker.onError(nanos, TimeUnit.NANOSECONDS,
-          failure != null ? failure : new RetryableStatus(response.code(), decision.reason()));
-    }
-    target.observe();
+    permits.record(healthy, healthy ? null
+        : failure != null ? failure : new RetryableStatus(response.code(), decision.reason()));
   }
 
   private void recordFailure(IOException failure) {
-    if (breakerPermission) {
-      breakerPermission = false;
-      breaker.onError(System.nanoTime() - breakerStart, TimeUnit.NANOSECONDS,
-          failure != null ? failure : new RetryableStatus(-1, "deadline"));
-      target.observe();
-    }
-  }
-
-  /**
-   * Canceled, interrupted, rejected by the bulkhead, or a bug in a classifier or interceptor: the
-   * permission goes back unrecorded so that a half-open breaker never stays stuck.
-   */
-  void releaseBreakerPermission() {
-    if (breakerPermission) {
-      breakerPermission = false;
-      breaker.releasePermission();
-    }
+    permits.record(false, failure != null ? failure : new RetryableStatus(-1, "deadline"));
   }
 
   private static boolean isOpen(CircuitBreaker breaker) {
@@ -385,6 +376,11 @@ final class RetryLoop {
   /** Reports the end of the operation to listeners and the log. */
   void ended(Response response, Throwable failure) {
     op.end();
+    if (retryTokenHeld) {
+      // Paid for a retry that never started (cancel, interrupt, deadline, breaker, bulkhead).
+      retryTokenHeld = false;
+      client.retryBudget().refundRetry();
+    }
     String reason = failure instanceof OperationFailure f ? f.reason()
         : failure != null ? "failed" : op.lastReason;
     OperationResult.Outcome outcome =
@@ -441,11 +437,15 @@ final class RetryLoop {
       return rejection;
     }
     Throwable cause = rejection.getCause() instanceof IOException ? rejection.getCause() : lastFailure;
+    return unknownAfter(rejection, rejection.reason(), cause);
+  }
+
+  private OutcomeUnknownException unknownAfter(Throwable stop, String reason, Throwable cause) {
     OutcomeUnknownException unknown = new OutcomeUnknownException("outcome unknown: an earlier"
-        + " attempt may have reached the server, and then " + rejection.reason() + " stopped the"
+        + " attempt may have reached the server, and then " + reason + " stopped the"
         + " operation; query the server or resume with the same key", op.key(), op.keySent,
-        op.attempts(), rejection.reason(), lastStatus, cause);
-    unknown.addSuppressed(rejection);
+        op.attempts(), reason, lastStatus, cause);
+    unknown.addSuppressed(stop);
     return unknown;
   }
 
@@ -462,11 +462,6 @@ final class RetryLoop {
 
   private static IOException lastStatusNote(int lastStatus) {
     return lastStatus > 0 ? new RetryableStatus(lastStatus, "previous-attempt") : null;
-  }
-
-  /** A duration in nanoseconds, saturating at Long.MAX_VALUE instead of overflowing. */
-  static long saturatedNanos(Duration d) {
-    return d.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L ? Long.MAX_VALUE : d.toNanos();
   }
 
   static void closeQuietly(Response response) {

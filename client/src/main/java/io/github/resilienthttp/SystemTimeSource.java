@@ -2,6 +2,11 @@ package io.github.resilienthttp;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** The real {@link TimeSource}. Stateless. */
 final class SystemTimeSource implements TimeSource {
@@ -29,6 +34,21 @@ final class SystemTimeSource implements TimeSource {
     }
     long nanos = duration.toNanos();
     Thread.sleep(nanos / 1_000_000L, (int) (nanos % 1_000_000L));
+  }
+
+  @Override
+  public void sleep(Duration duration, Future<?> wakeUp) throws InterruptedException {
+    if (duration.isNegative() || duration.isZero() || wakeUp.isDone()) {
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+      return;
+    }
+    try {
+      wakeUp.get(DurationMath.toNanos(duration), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException | ExecutionException | CancellationException e) {
+      // Slept the whole duration, or woken: either way the wait is over.
+    }
   }
 
   @Override

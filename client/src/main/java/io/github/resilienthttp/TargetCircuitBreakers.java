@@ -11,13 +11,23 @@ import okhttp3.HttpUrl;
  * Finds the resilience4j {@link CircuitBreaker} for a request: one per target
  * ({@code scheme://host:port}) from a registry, or a single breaker for everything. Not API.
  *
+ * <p>The number of targets is bounded: at most {@link #MAX_TARGETS} breakers are kept. A new target
+ * beyond that evicts the least recently used one, from this map and from the registry, so a client
+ * that calls many hosts (one per tenant, say) does not keep a breaker for each for ever. An evicted
+ * target that comes back starts with a new, closed breaker: its failure history is forgotten, which
+ * is what "idle" should mean for a breaker.
+ *
  * <p>It also remembers when the SDK saw each breaker open, to tell callers how long it stays open.
  * It deliberately registers no event consumer on the breakers: resilience4j builds an event object
  * (with a timestamp) for every recorded call as soon as any consumer exists, which would cost every
  * attempt a few hundred bytes.
  */
 final class TargetCircuitBreakers {
+  /** The most per-target breakers kept (see the class comment). */
+  static final int MAX_TARGETS = 1024;
+
   private final CircuitBreakerRegistry registry;
+  private final int maxTargets;
   private final Target single;
   private final Map<String, Target> byTarget = new ConcurrentHashMap<>();
   /** Most clients call one target: remembering the last one avoids building its name each time. */
@@ -30,6 +40,8 @@ final class TargetCircuitBreakers {
     private final String host;
     private final int port;
     private volatile CircuitBreaker.State lastSeen = CircuitBreaker.State.CLOSED;
+    /** When an operation last asked for this target (System.nanoTime), for eviction. */
+    private volatile long lastUsedNanos = System.nanoTime();
     private volatile long openedAtMillis = -1;
 
     Target(CircuitBreaker breaker, String scheme, String host, int port) {
@@ -61,22 +73,29 @@ final class TargetCircuitBreakers {
       observe();
       Long waitMillis = breaker.getCircuitBreakerConfig().getWaitIntervalFunctionInOpenState().apply(1);
       long wait = waitMillis == null ? 0 : waitMillis;
-      long left = openedAtMillis < 0 ? wait : openedAtMillis + wait - System.currentTimeMillis();
+      long left = openedAtMillis < 0 ? wait
+          : DurationMath.saturatedAdd(openedAtMillis, wait) - System.currentTimeMillis();
       return Duration.ofMillis(Math.max(0, left));
     }
   }
 
-  private TargetCircuitBreakers(CircuitBreakerRegistry registry, CircuitBreaker single) {
+  private TargetCircuitBreakers(CircuitBreakerRegistry registry, CircuitBreaker single,
+      int maxTargets) {
     this.registry = registry;
+    this.maxTargets = maxTargets;
     this.single = single == null ? null : new Target(single, "", "", -1);
   }
 
   static TargetCircuitBreakers perTarget(CircuitBreakerRegistry registry) {
-    return new TargetCircuitBreakers(registry, null);
+    return perTarget(registry, MAX_TARGETS);
+  }
+
+  static TargetCircuitBreakers perTarget(CircuitBreakerRegistry registry, int maxTargets) {
+    return new TargetCircuitBreakers(registry, null, maxTargets);
   }
 
   static TargetCircuitBreakers single(CircuitBreaker breaker) {
-    return new TargetCircuitBreakers(null, breaker);
+    return new TargetCircuitBreakers(null, breaker, 1);
   }
 
   /** The breaker name for a URL: {@code scheme://host:port}. */
@@ -92,9 +111,49 @@ final class TargetCircuitBreakers {
     if (t != null && t.matches(url)) {
       return t;
     }
-    t = byTarget.computeIfAbsent(targetName(url),
-        name -> new Target(registry.circuitBreaker(name), url.scheme(), url.host(), url.port()));
+    String name = targetName(url);
+    t = byTarget.get(name);
+    if (t == null) {
+      t = byTarget.computeIfAbsent(name,
+          n -> new Target(registry.circuitBreaker(n), url.scheme(), url.host(), url.port()));
+      if (byTarget.size() > maxTargets) {
+        evictLeastRecentlyUsed(t);
+      }
+    }
+    t.lastUsedNanos = System.nanoTime();
     last = t;
     return t;
+  }
+
+  /**
+   * Evicts targets, least recently used first, until the bound holds again; never {@code keep}.
+   * Runs only when a new target pushes the map over its bound: O(targets), on that path alone.
+   */
+  private synchronized void evictLeastRecentlyUsed(Target keep) {
+    while (byTarget.size() > maxTargets) {
+      Map.Entry<String, Target> oldest = null;
+      for (Map.Entry<String, Target> e : byTarget.entrySet()) {
+        Target candidate = e.getValue();
+        if (candidate != keep && (oldest == null
+            || candidate.lastUsedNanos - oldest.getValue().lastUsedNanos < 0)) {
+          oldest = e;
+        }
+      }
+      if (oldest == null) {
+        return;
+      }
+      if (byTarget.remove(oldest.getKey(), oldest.getValue())) {
+        registry.remove(oldest.getKey());
+      }
+    }
+  }
+
+  /**
+   * How many per-target breakers are kept now.
+   *
+   * @return the number of targets (for tests)
+   */
+  int size() {
+    return byTarget.size();
   }
 }

@@ -2,6 +2,7 @@ package io.github.resilienthttp;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.Future;
 
 /**
  * The clock and sleeper seam of the SDK: every reading of time and every wait between attempts goes
@@ -37,6 +38,23 @@ public interface TimeSource {
    *     operation and throws {@link OperationInterruptedException}
    */
   void sleep(Duration duration) throws InterruptedException;
+
+  /**
+   * Blocks the calling thread for {@code duration}, or until {@code wakeUp} completes, whichever
+   * comes first: the wait between attempts, which {@link Operation#cancel()} cuts short by
+   * completing {@code wakeUp}. Returns normally in both cases; the SDK looks at why.
+   *
+   * <p>The default implementation ignores {@code wakeUp} and calls {@link #sleep(Duration)}: a
+   * cancelled operation then stops only after the wait. Override it (as the system time source does) to
+   * make cancel immediate; a fake time source that never blocks needs not.
+   *
+   * @param duration how long to wait at most (never negative)
+   * @param wakeUp completes when the wait should end early; never {@code null}
+   * @throws InterruptedException when the thread is interrupted while waiting
+   */
+  default void sleep(Duration duration, Future<?> wakeUp) throws InterruptedException {
+    sleep(duration);
+  }
 
   /**
    * The real clock: {@link System#nanoTime()}, {@link Instant#now()} and {@link Thread#sleep(long, int)}.

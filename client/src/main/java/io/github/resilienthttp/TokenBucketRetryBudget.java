@@ -82,6 +82,18 @@ final class TokenBucketRetryBudget implements RetryBudget {
   }
 
   @Override
+  public void refundRetry() {
+    while (true) {
+      State s = state.get();
+      long now = timeSource.nanoTime();
+      long units = Math.min(maxUnits, refilled(s, now) + UNITS_PER_TOKEN);
+      if (state.compareAndSet(s, new State(units, later(s.nanos, now)))) {
+        return;
+      }
+    }
+  }
+
+  @Override
   public double availableTokens() {
     State s = state.get();
     return (double) refilled(s, timeSource.nanoTime()) / UNITS_PER_TOKEN;

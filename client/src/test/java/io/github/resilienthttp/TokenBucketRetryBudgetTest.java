@@ -531,6 +531,21 @@ class TokenBucketRetryBudgetTest {
     assertThat(started).noneMatch(Thread::isAlive);
   }
 
+  @Test
+  void aRefundPutsBackTheTokenOfARetryThatNeverHappenedButNeverAboveTheCap() {
+    FakeTime time = new FakeTime(0);
+    RetryBudget budget = RetryBudget.tokenBucketBuilder().minRetriesPerSecond(0).maxTokens(5)
+        .timeSource(time).build();
+    assertThat(budget.tryAcquireRetry()).isTrue();
+    assertThat(budget.tryAcquireRetry()).isTrue();
+    assertThat(budget.availableTokens()).isEqualTo(3.0);
+    budget.refundRetry();
+    assertThat(budget.availableTokens()).isEqualTo(4.0);
+    budget.refundRetry();
+    budget.refundRetry();
+    assertThat(budget.availableTokens()).isEqualTo(5.0);
+  }
+
   /** Settable monotonic time; {@code sleep} advances it; the wall clock is the epoch. Thread-safe. */
   private static final class FakeTime implements TimeSource {
     private final AtomicLong nanos;
