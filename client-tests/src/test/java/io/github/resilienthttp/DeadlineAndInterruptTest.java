@@ -1,5 +1,6 @@
 package io.github.resilienthttp;
 
+import io.github.resilienthttp.internal.deadline.DeadlineWatchdog;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -168,7 +169,7 @@ class DeadlineAndInterruptTest {
     });
     assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isBetween(290L, 2_500L);
     assertThat(op.attempts()).isEqualTo(1);
-    await().atMost(Duration.ofSeconds(5)).until(() -> client.deadlineWatchdog().watchedCount() == 0);
+    await().atMost(Duration.ofSeconds(5)).until(() -> client.runtime().deadlineWatchdog().watchedCount() == 0);
   }
 
   @Test
@@ -193,7 +194,7 @@ class DeadlineAndInterruptTest {
     server.enqueue(new MockResponse.Builder().body("never read").build());
     ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
         .retryPolicy(RetryPolicy.builder().deadline(Duration.ofMillis(800)).build()).build();
-    DeadlineWatchdog watchdog = client.deadlineWatchdog();
+    DeadlineWatchdog watchdog = client.runtime().deadlineWatchdog();
     for (int i = 0; i < 20; i++) {
       try (Response r = client.operation(get()).execute()) {
         assertThat(r.body().string()).isEqualTo("ok " + i);
@@ -226,7 +227,7 @@ class DeadlineAndInterruptTest {
       client.operation(get()).executeAsync().get(5, TimeUnit.SECONDS).close();
     }
     await().atMost(Duration.ofSeconds(2))
-        .until(() -> client.deadlineWatchdog().watchedCount() == 0);
+        .until(() -> client.runtime().deadlineWatchdog().watchedCount() == 0);
   }
 
   @Test

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.function.Supplier;
 import java.util.Optional;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -24,23 +25,35 @@ public final class AttemptOutcome {
   private final int attempt;
   private final boolean requestMayHaveReachedServer;
   private final boolean idempotent;
-  /** The running operation, whose key is made on first use; null for outcomes built by tests. */
-  private final OperationContext operation;
+  /** The running operation's key, made on first use; null for outcomes built by tests. */
+  private final Supplier<String> operationKey;
   private final String idempotencyKey;
   private final boolean idempotencyKeySent;
   private final TimeSource clock;
 
-  /** The outcome of an attempt of a running operation. */
-  AttemptOutcome(
-      Request request,
-      Response response,
-      IOException exception,
-      int attempt,
-      boolean requestMayHaveReachedServer,
-      OperationContext operation,
-      TimeSource clock) {
-    this(request, response, exception, attempt, requestMayHaveReachedServer, operation.idempotent,
-        operation, null, operation.keySent, clock);
+  /**
+   * The outcome of an attempt of a running operation: what the SDK's engine passes to the
+   * classifier. Also usable to test a classifier with every field chosen.
+   *
+   * @param request the request as sent (with the key header when one was sent)
+   * @param response the attempt's response, or {@code null} when it failed with {@code exception}
+   * @param exception the attempt's failure, or {@code null} when it got {@code response}
+   * @param attempt the attempt's number, from 1
+   * @param requestMayHaveReachedServer whether request bytes were written before a failure
+   * @param idempotent whether the operation may be repeated safely
+   * @param idempotencyKeySent whether the key was sent
+   * @param idempotencyKey supplies the operation's key (asked for only when read)
+   * @param clock the client's time source, to resolve an HTTP-date {@code Retry-After}
+   * @return the outcome
+   * @throws IllegalArgumentException unless exactly one of {@code response} and {@code exception}
+   *     is given
+   */
+  public static AttemptOutcome of(Request request, Response response, IOException exception,
+      int attempt, boolean requestMayHaveReachedServer, boolean idempotent,
+      boolean idempotencyKeySent, Supplier<String> idempotencyKey, TimeSource clock) {
+    return new AttemptOutcome(request, response, exception, attempt, requestMayHaveReachedServer,
+        idempotent, Objects.requireNonNull(idempotencyKey, "idempotencyKey"), null,
+        idempotencyKeySent, clock);
   }
 
   private AttemptOutcome(
@@ -50,7 +63,7 @@ public final class AttemptOutcome {
       int attempt,
       boolean requestMayHaveReachedServer,
       boolean idempotent,
-      OperationContext operation,
+      Supplier<String> operationKey,
       String idempotencyKey,
       boolean idempotencyKeySent,
       TimeSource clock) {
@@ -63,7 +76,7 @@ public final class AttemptOutcome {
     this.attempt = attempt;
     this.requestMayHaveReachedServer = requestMayHaveReachedServer;
     this.idempotent = idempotent;
-    this.operation = operation;
+    this.operationKey = operationKey;
     this.idempotencyKey = idempotencyKey;
     this.idempotencyKeySent = idempotencyKeySent;
     this.clock = clock;
@@ -184,7 +197,7 @@ public final class AttemptOutcome {
    * @return the operation's idempotency key (sent or not)
    */
   public String idempotencyKey() {
-    return operation != null ? operation.key() : idempotencyKey;
+    return operationKey != null ? operationKey.get() : idempotencyKey;
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.github.resilienthttp;
 
+import io.github.resilienthttp.internal.engine.ExponentialFullJitterBackoff;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.random.RandomGenerator;

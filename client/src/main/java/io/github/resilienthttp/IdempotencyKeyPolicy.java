@@ -292,15 +292,19 @@ public final class IdempotencyKeyPolicy {
     }
   }
 
-  /** The request with the operation's key header, when the operation sends one. */
-  Request stamp(Request request, OperationContext op) {
-    if (!op.keySent || op.passThrough) {
-      return request;
-    }
+  /**
+   * The request with {@code key} in this policy's key header, or the request itself when it already
+   * carries that header (a caller's own key is never replaced).
+   *
+   * @param request the request
+   * @param key a valid key (see {@link #validateKey(String)})
+   * @return the request carrying a key
+   */
+  public Request withKey(Request request, String key) {
     if (request.header(headerName) != null) {
       return request;
     }
     // addHeader, not header: the header is known to be absent, so nothing needs removing.
-    return request.newBuilder().addHeader(headerName, headerValue(op.key())).build();
+    return request.newBuilder().addHeader(headerName, headerValue(key)).build();
   }
 }

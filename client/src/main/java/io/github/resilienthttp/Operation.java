@@ -1,5 +1,10 @@
 package io.github.resilienthttp;
 
+import io.github.resilienthttp.internal.engine.ClientRuntime;
+import io.github.resilienthttp.internal.engine.AsyncDriver;
+import io.github.resilienthttp.internal.engine.BlockingDriver;
+import io.github.resilienthttp.internal.engine.OperationContext;
+import io.github.resilienthttp.internal.engine.RetryLoop;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Objects;
@@ -23,7 +28,7 @@ import okhttp3.Response;
  * thread); the getters may be called from any thread at any time.
  */
 public final class Operation {
-  private final ResilientHttpClient client;
+  private final ClientRuntime client;
   private final Request request;
   /** Set once, by {@link #begin()} (synchronized); volatile for the unsynchronized checks. */
   private volatile boolean executed;
@@ -33,10 +38,10 @@ public final class Operation {
   private Duration deadline;
   private volatile OperationContext context;
   private volatile Call syncCall;
-  private volatile AsyncOperation asyncOperation;
+  private volatile AsyncDriver asyncOperation;
   private volatile boolean cancelRequested;
 
-  Operation(ResilientHttpClient client, Request request) {
+  Operation(ClientRuntime client, Request request) {
     this.client = client;
     this.request = request;
     IdempotencyKeyPolicy policy = client.idempotencyKeyPolicy();
@@ -195,8 +200,8 @@ public final class Operation {
   public Response execute() throws IOException {
     OperationContext op = begin();
     // The key is stamped once, before the first attempt: every attempt carries the same key.
-    RetryLoop loop = new RetryLoop(op, client.idempotencyKeyPolicy().stamp(request, op));
-    return BlockingRetry.run(loop, new BlockingRetry.Attempts() {
+    RetryLoop loop = new RetryLoop(op, op.stamp(request));
+    return BlockingDriver.run(loop, new BlockingDriver.Attempts() {
       private Call last;
 
       @Override
@@ -242,7 +247,7 @@ public final class Operation {
    */
   public CompletableFuture<Response> executeAsync() {
     OperationContext op = begin();
-    AsyncOperation async = new AsyncOperation(op, client.idempotencyKeyPolicy().stamp(request, op));
+    AsyncDriver async = new AsyncDriver(op, op.stamp(request));
     asyncOperation = async;
     return async.start();
   }
@@ -276,7 +281,7 @@ public final class Operation {
     if (call != null) {
       call.cancel();
     }
-    AsyncOperation async = asyncOperation;
+    AsyncDriver async = asyncOperation;
     if (async != null) {
       async.cancel();
     }
@@ -292,53 +297,12 @@ public final class Operation {
     if (keySent && key == null) {
       key = client.newKey();
     }
-    OperationContext op = newContext(client, request, key, keySent, deadline, false);
+    OperationContext op = OperationContext.create(client, request, key, keySent, deadline, false);
     context = op;
     if (cancelRequested) {
       op.cancel();
     }
     return op;
-  }
-
-  /**
-   * The context of a plain OkHttp call on {@link ResilientHttpClient#okHttpClient()}, with the
-   * settings of its {@link OperationOptions} tag if any. A key header the caller already put on the
-   * request is kept exactly as it is.
-   */
-  static OperationContext plainCallContext(ResilientHttpClient client, Request request) {
-    OperationOptions options = request.tag(OperationOptions.class);
-    if (options != null && options.isPassThrough()) {
-      return newContext(client, request, null, false, null, true);
-    }
-    IdempotencyKeyPolicy policy = client.idempotencyKeyPolicy();
-    String header = policy.keyFromHeader(request.header(policy.headerName()));
-    String callerKey = options == null ? null : options.idempotencyKey();
-    if (header != null && callerKey != null && !header.equals(callerKey)) {
-      throw new IllegalArgumentException("the request carries " + policy.headerName()
-          + " and an OperationOptions key that differ");
-    }
-    String key = header != null ? IdempotencyKeyPolicy.validateKey(header) : callerKey;
-    boolean keySent;
-    if (header != null) {
-      keySent = true;
-    } else if (options != null && options.sendIdempotencyKey() != null) {
-      keySent = options.sendIdempotencyKey();
-    } else {
-      keySent = callerKey != null || policy.sendsKeyFor(request.method());
-    }
-    return newContext(client, request, key, keySent,
-        options == null ? null : options.deadline(), false);
-  }
-
-  /** The context of a new operation, for {@link Operation} and for plain OkHttp calls. */
-  static OperationContext newContext(ResilientHttpClient client, Request request, String key,
-      boolean keySent, Duration deadline, boolean passThrough) {
-    boolean idempotent = keySent || AttemptOutcome.isIdempotentMethod(request.method());
-    Duration d = deadline != null ? deadline : client.retryPolicy().deadline();
-    long now = client.timeSource().nanoTime();
-    return new OperationContext(client, key, keySent, idempotent, request.method(),
-        request.url().host(), now, client.systemTime() ? now : System.nanoTime(), d.toNanos(),
-        passThrough);
   }
 
   private boolean decideKeySent() {

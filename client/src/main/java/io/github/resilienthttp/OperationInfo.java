@@ -13,7 +13,16 @@ public final class OperationInfo {
   private final String method;
   private final String host;
 
-  OperationInfo(String idempotencyKey, boolean idempotencyKeySent, boolean idempotent,
+  /**
+   * Describes an operation; made by the SDK, and usable to test a listener.
+   *
+   * @param idempotencyKey the operation's key
+   * @param idempotencyKeySent whether the key is sent
+   * @param idempotent whether the operation may be repeated safely
+   * @param method the request's method
+   * @param host the request's host
+   */
+  public OperationInfo(String idempotencyKey, boolean idempotencyKeySent, boolean idempotent,
       String method, String host) {
     this.idempotencyKey = idempotencyKey;
     this.idempotencyKeySent = idempotencyKeySent;

@@ -50,19 +50,39 @@ public final class OperationOptions {
     return new Builder();
   }
 
-  String idempotencyKey() {
+  /**
+   * The key to use, or {@code null} for a new one.
+   *
+   * @return the key, or {@code null}
+   */
+  public String idempotencyKey() {
     return idempotencyKey;
   }
 
-  Boolean sendIdempotencyKey() {
+  /**
+   * Whether to send the key, or {@code null} for the client's policy.
+   *
+   * @return whether to send the key, or {@code null}
+   */
+  public Boolean sendIdempotencyKey() {
     return sendIdempotencyKey;
   }
 
-  Duration deadline() {
+  /**
+   * The call's deadline, or {@code null} for the policy's.
+   *
+   * @return the deadline, or {@code null}
+   */
+  public Duration deadline() {
     return deadline;
   }
 
-  boolean isPassThrough() {
+  /**
+   * Whether the call opted out of the SDK ({@link #passThrough()}).
+   *
+   * @return whether the call opted out
+   */
+  public boolean isPassThrough() {
     return passThrough;
   }
 

@@ -33,8 +33,15 @@ public final class OperationResult {
     /** Any other failure ({@link ResilientHttpException}: permanent, or canceled). */
     FAILED;
 
-    /** The outcome of an operation that returned a response (a success or not) or threw. */
-    static Outcome of(boolean success, boolean returnedResponse, Throwable failure) {
+    /**
+     * The outcome of an operation that returned a response (a success or not) or threw.
+     *
+     * @param success whether the response was a success
+     * @param returnedResponse whether the operation returned a response
+     * @param failure what it threw, or {@code null}
+     * @return the outcome
+     */
+    public static Outcome of(boolean success, boolean returnedResponse, Throwable failure) {
       if (returnedResponse) {
         return success ? SUCCESS : FAILED_RESPONSE;
       }
@@ -68,7 +75,18 @@ public final class OperationResult {
   private final Throwable failure;
   private final String reason;
 
-  OperationResult(Outcome outcome, int attempts, int networkRequests, Duration elapsed,
+  /**
+   * The result of an operation; made by the SDK, and usable to test a listener.
+   *
+   * @param outcome how it ended
+   * @param attempts attempts started
+   * @param networkRequests requests written to the network
+   * @param elapsed how long it took
+   * @param statusCode the returned status, or -1
+   * @param failure what it threw, or {@code null}
+   * @param reason the machine-readable reason of its end
+   */
+  public OperationResult(Outcome outcome, int attempts, int networkRequests, Duration elapsed,
       int statusCode, Throwable failure, String reason) {
     this.outcome = outcome;
     this.attempts = attempts;

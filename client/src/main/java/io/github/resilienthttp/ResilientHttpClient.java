@@ -1,5 +1,8 @@
 package io.github.resilienthttp;
 
+import io.github.resilienthttp.internal.engine.ClientRuntime;
+import io.github.resilienthttp.internal.guard.BulkheadGate;
+import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -8,11 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
-import okhttp3.EventListener;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 
@@ -42,96 +42,36 @@ import okhttp3.Request;
  * <p>Immutable and thread-safe: share one instance.
  */
 public final class ResilientHttpClient {
-  private final OkHttpClient wrapped;
-  private final OkHttpClient forOperations;
-  private final RetryPolicy retryPolicy;
-  private final ResponseClassifier classifier;
-  private final IdempotencyKeyPolicy idempotencyKeyPolicy;
-  private final TimeSource timeSource;
-  private final RandomGenerator random;
-  private final RetryBudget retryBudget;
+  private final ClientRuntime runtime;
+  // The settings as given, for newBuilder(): the runtime holds what operations use.
   private final CircuitBreakerRegistry circuitBreakerRegistry;
   private final CircuitBreaker circuitBreaker;
-  private final TargetCircuitBreakers circuitBreakers;
   private final BulkheadConfig bulkheadConfig;
-  private final BulkheadGate bulkhead;
+  private final String bulkheadName;
   private final List<OperationListener> listenerList;
-  private final Listeners listeners;
-  private final String replayHeader;
-  /** Attempts of operations, each its own call: no SDK application interceptor, no call timeout. */
-  private final OkHttpClient forAttempts;
-  /** The same, with {@link AttemptSetupInterceptor}: for attempts whose timeouts must shrink. */
-  private final OkHttpClient forShrunkAttempts;
-  private final boolean attemptTimeoutSet;
-  /** The wrapped client's longest connect, read or write timeout; MAX_VALUE when one is 0. */
-  private final long longestTimeoutNanos;
-  private final ScheduledExecutorService userScheduler;
-  private volatile ScheduledExecutorService defaultScheduler;
-  private final DeadlineWatchdog deadlineWatchdog;
-  private final boolean systemTime;
-  private final KeyGenerator keyGenerator;
 
   private ResilientHttpClient(Builder b) {
-    this.wrapped = b.okHttpClient;
-    this.retryPolicy = b.retryPolicy;
-    this.classifier = b.classifier;
-    this.idempotencyKeyPolicy = b.idempotencyKeyPolicy;
-    this.timeSource = b.timeSource;
-    this.random = b.random;
-    this.retryBudget = b.retryBudget != null ? b.retryBudget : RetryBudget.tokenBucket();
     this.circuitBreakerRegistry = b.circuitBreakerRegistry;
     this.circuitBreaker = b.circuitBreaker;
+    TargetCircuitBreakers circuitBreakers;
     if (b.circuitBreakerDisabled) {
-      this.circuitBreakers = null;
+      circuitBreakers = null;
     } else if (b.circuitBreaker != null) {
-      this.circuitBreakers = TargetCircuitBreakers.single(b.circuitBreaker);
+      circuitBreakers = TargetCircuitBreakers.single(b.circuitBreaker);
     } else if (b.sharedBreakers != null) {
-      this.circuitBreakers = b.sharedBreakers;
+      circuitBreakers = b.sharedBreakers;
     } else {
-      this.circuitBreakers = TargetCircuitBreakers.perTarget(b.circuitBreakerRegistry != null
+      circuitBreakers = TargetCircuitBreakers.perTarget(b.circuitBreakerRegistry != null
           ? b.circuitBreakerRegistry : CircuitBreakerRegistry.of(defaultCircuitBreakerConfig()));
     }
     this.bulkheadConfig = b.bulkheadConfig;
-    this.bulkhead = b.bulkheadConfig == null ? null
-        : new BulkheadGate(b.bulkheadName, b.bulkheadConfig);
+    this.bulkheadName = b.bulkheadName;
     this.listenerList = List.copyOf(b.listeners);
-    this.listeners = new Listeners(listenerList);
-    this.replayHeader = b.replayHeader;
-    this.deadlineWatchdog = new DeadlineWatchdog();
-    // What every SDK client shares: the watchdog's listener, the network tracker, and OkHttp's
-    // silent retries off (RetryInterceptor restores them for pass-through calls), set once on the
-    // client rather than on each call's chain.
-    OkHttpClient.Builder base = withWatchdogListener(wrapped.newBuilder());
-    base.retryOnConnectionFailure(false);
-    base.networkInterceptors().add(0, new NetworkAttemptTracker());
-    OkHttpClient sdkBase = base.build();
-    OkHttpClient.Builder plain = sdkBase.newBuilder();
-    plain.interceptors().add(0, new RetryInterceptor(this, wrapped.retryOnConnectionFailure()));
-    this.forOperations = plain.build();
-    // An operation's deadline replaces the wrapped client's call timeout on its attempts' calls.
-    this.forAttempts = sdkBase.newBuilder().callTimeout(java.time.Duration.ZERO).build();
-    OkHttpClient.Builder shrunk = forAttempts.newBuilder();
-    shrunk.interceptors().add(0, new AttemptSetupInterceptor());
-    this.forShrunkAttempts = shrunk.build();
-    this.attemptTimeoutSet = b.retryPolicy.attemptTimeout().isPresent();
-    this.longestTimeoutNanos = longestTimeoutNanos(wrapped);
-    this.userScheduler = b.scheduler;
-    this.systemTime = timeSource instanceof SystemTimeSource;
-    this.keyGenerator = new KeyGenerator();
-  }
-
-  /**
-   * Adds the deadline watchdog's listener to the wrapped client's own event listener, which still
-   * sees every event. The watchdog's comes first, so that a listener that throws cannot keep it
-   * from hearing that a call ended. No wrapper is made for a client without a listener.
-   */
-  private OkHttpClient.Builder withWatchdogListener(OkHttpClient.Builder builder) {
-    EventListener.Factory userListeners = wrapped.eventListenerFactory();
-    EventListener watchdogListener = deadlineWatchdog.listener();
-    return builder.eventListenerFactory(call -> {
-      EventListener user = userListeners.create(call);
-      return user == EventListener.NONE ? watchdogListener : watchdogListener.plus(user);
-    });
+    this.runtime = new ClientRuntime(b.okHttpClient, b.retryPolicy, b.classifier,
+        b.idempotencyKeyPolicy, b.timeSource, b.random,
+        b.retryBudget != null ? b.retryBudget : RetryBudget.tokenBucket(), circuitBreakers,
+        b.bulkheadConfig == null ? null : new BulkheadGate(b.bulkheadName, b.bulkheadConfig),
+        listenerList, b.replayHeader, b.scheduler);
   }
 
   /**
@@ -148,9 +88,7 @@ public final class ResilientHttpClient {
    */
   public static Builder wrap(OkHttpClient okHttpClient) {
     Objects.requireNonNull(okHttpClient, "okHttpClient");
-    boolean sdkClient = okHttpClient.interceptors().stream().anyMatch(i -> i instanceof RetryInterceptor)
-        || okHttpClient.networkInterceptors().stream().anyMatch(i -> i instanceof NetworkAttemptTracker);
-    if (sdkClient) {
+    if (ClientRuntime.isSdkClient(okHttpClient)) {
       throw new IllegalArgumentException("okHttpClient is already a Resilient HTTP client (the"
           + " okHttpClient() of a ResilientHttpClient): wrapping it would nest two retry loops."
           + " Wrap the original client instead (sdkClient.wrappedClient()), or derive a differently"
@@ -168,7 +106,7 @@ public final class ResilientHttpClient {
    * @throws IllegalArgumentException when the request's own key header is not a valid key
    */
   public Operation operation(Request request) {
-    return new Operation(this, Objects.requireNonNull(request, "request"));
+    return new Operation(runtime, Objects.requireNonNull(request, "request"));
   }
 
   /**
@@ -179,18 +117,18 @@ public final class ResilientHttpClient {
    * @return a builder with these settings
    */
   public Builder newBuilder() {
-    Builder b = new Builder(wrapped)
-        .retryPolicy(retryPolicy)
-        .classifier(classifier)
-        .idempotencyKeys(idempotencyKeyPolicy)
-        .timeSource(timeSource)
-        .random(random)
-        .retryBudget(retryBudget)
-        .replayHeader(replayHeader);
-    if (userScheduler != null) {
-      b.scheduler(userScheduler);
+    Builder b = new Builder(runtime.wrapped())
+        .retryPolicy(runtime.retryPolicy())
+        .classifier(runtime.classifier())
+        .idempotencyKeys(runtime.idempotencyKeyPolicy())
+        .timeSource(runtime.timeSource())
+        .random(runtime.random())
+        .retryBudget(runtime.retryBudget())
+        .replayHeader(runtime.replayHeader());
+    if (runtime.userScheduler() != null) {
+      b.scheduler(runtime.userScheduler());
     }
-    if (circuitBreakers == null) {
+    if (runtime.circuitBreakers() == null) {
       b.noCircuitBreaker();
     } else if (circuitBreaker != null) {
       b.circuitBreaker(circuitBreaker);
@@ -198,10 +136,11 @@ public final class ResilientHttpClient {
       if (circuitBreakerRegistry != null) {
         b.circuitBreakerRegistry(circuitBreakerRegistry);
       }
-      b.sharedBreakers = circuitBreakers;
+      b.sharedBreakers = runtime.circuitBreakers();
     }
     if (bulkheadConfig != null) {
       b.bulkhead(bulkheadConfig);
+      b.bulkheadName = bulkheadName;
     }
     listenerList.forEach(b::addListener);
     return b;
@@ -235,19 +174,22 @@ public final class ResilientHttpClient {
    * @return the retry budget
    */
   public RetryBudget retryBudget() {
-    return retryBudget;
+    return runtime.retryBudget();
   }
 
   /**
    * The resilience4j circuit breaker that guards {@code url}'s target ({@code scheme://host:port}),
-   * or empty when breakers are off. For metrics and tests.
+   * or empty when breakers are off. For metrics and tests. Per-target breakers are bounded (at most
+   * 1,024 targets; the least recently used is evicted, see README "Circuit breaker"), so a breaker
+   * seen here may be replaced by a new one after its target was idle.
    *
    * @param url a URL of the target
    * @return the breaker, or empty
    */
   public java.util.Optional<CircuitBreaker> circuitBreakerFor(okhttp3.HttpUrl url) {
-    return circuitBreakers == null ? java.util.Optional.empty()
-        : java.util.Optional.of(circuitBreakers.forUrl(url).breaker);
+    TargetCircuitBreakers breakers = runtime.circuitBreakers();
+    return breakers == null ? java.util.Optional.empty()
+        : java.util.Optional.of(breakers.forUrl(url).breaker());
   }
 
   /**
@@ -256,19 +198,8 @@ public final class ResilientHttpClient {
    * @return the bulkhead, or empty
    */
   public java.util.Optional<io.github.resilience4j.bulkhead.Bulkhead> bulkhead() {
-    return bulkhead == null ? java.util.Optional.empty() : java.util.Optional.of(bulkhead.bulkhead());
-  }
-
-  TargetCircuitBreakers circuitBreakers() {
-    return circuitBreakers;
-  }
-
-  BulkheadGate bulkheadGate() {
-    return bulkhead;
-  }
-
-  Listeners listeners() {
-    return listeners;
+    BulkheadGate gate = runtime.bulkheadGate();
+    return gate == null ? java.util.Optional.empty() : java.util.Optional.of(gate.bulkhead());
   }
 
   /**
@@ -277,27 +208,27 @@ public final class ResilientHttpClient {
    * @return the replay header name
    */
   public String replayHeader() {
-    return replayHeader;
+    return runtime.replayHeader();
   }
 
   /** {@return the retry policy} */
   public RetryPolicy retryPolicy() {
-    return retryPolicy;
+    return runtime.retryPolicy();
   }
 
   /** {@return the response classifier} */
   public ResponseClassifier classifier() {
-    return classifier;
+    return runtime.classifier();
   }
 
   /** {@return the idempotency key policy} */
   public IdempotencyKeyPolicy idempotencyKeyPolicy() {
-    return idempotencyKeyPolicy;
+    return runtime.idempotencyKeyPolicy();
   }
 
   /** {@return the clock and sleeper} */
   public TimeSource timeSource() {
-    return timeSource;
+    return runtime.timeSource();
   }
 
   /**
@@ -306,44 +237,12 @@ public final class ResilientHttpClient {
    * @return the wrapped client
    */
   public OkHttpClient wrappedClient() {
-    return wrapped;
+    return runtime.wrapped();
   }
 
-  RandomGenerator random() {
-    return random;
-  }
-
-  /** Whether the client's {@link TimeSource} is the system's: then its readings are real time. */
-  boolean systemTime() {
-    return systemTime;
-  }
-
-  /** A new random idempotency key (UUID version 4). */
-  String newKey() {
-    return keyGenerator.next();
-  }
-
-  DeadlineWatchdog deadlineWatchdog() {
-    return deadlineWatchdog;
-  }
-
-  /**
-   * The client for one attempt that is its own call. An attempt whose connect, read or write timeout
-   * must shrink (to the time left, or to the attempt timeout) goes through the client with
-   * {@link AttemptSetupInterceptor}; the others skip that interceptor level.
-   */
-  OkHttpClient attemptClient(long remainingNanos) {
-    return attemptTimeoutSet || remainingNanos < longestTimeoutNanos ? forShrunkAttempts : forAttempts;
-  }
-
-  private static long longestTimeoutNanos(OkHttpClient c) {
-    int connect = c.connectTimeoutMillis();
-    int read = c.readTimeoutMillis();
-    int write = c.writeTimeoutMillis();
-    if (connect == 0 || read == 0 || write == 0) {
-      return Long.MAX_VALUE; // "no timeout" always shrinks to the time left
-    }
-    return TimeUnit.MILLISECONDS.toNanos(Math.max(connect, Math.max(read, write)));
+  /** The runtime behind this façade; for the SDK's own tests (package-private, not API). */
+  ClientRuntime runtime() {
+    return runtime;
   }
 
   /**
@@ -363,38 +262,7 @@ public final class ResilientHttpClient {
    * @return the SDK's client; the same instance on every call
    */
   public OkHttpClient okHttpClient() {
-    return forOperations;
-  }
-
-  /**
-   * The scheduler of async waits: the user's, or a daemon thread created on first use that ends
-   * after 2 s without waits, so a client that is no longer used holds no thread.
-   */
-  ScheduledExecutorService scheduler() {
-    if (userScheduler != null) {
-      return userScheduler;
-    }
-    ScheduledExecutorService s = defaultScheduler;
-    if (s == null) {
-      synchronized (this) {
-        s = defaultScheduler;
-        if (s == null) {
-          ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "resilient-http-scheduler");
-            t.setDaemon(true);
-            return t;
-          });
-          executor.setRemoveOnCancelPolicy(true);
-          // An idle client keeps no thread: the thread ends 2 s after the last scheduled wait and
-          // comes back on the next one (the pool keeps one while any wait is pending).
-          executor.setKeepAliveTime(2, java.util.concurrent.TimeUnit.SECONDS);
-          executor.allowCoreThreadTimeOut(true);
-          s = executor;
-          defaultScheduler = s;
-        }
-      }
-    }
-    return s;
+    return runtime.forOperations();
   }
 
   /** Builds a {@link ResilientHttpClient}. Not thread-safe. */

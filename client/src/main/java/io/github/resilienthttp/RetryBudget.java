@@ -1,5 +1,6 @@
 package io.github.resilienthttp;
 
+import io.github.resilienthttp.internal.guard.TokenBucketRetryBudget;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.Objects;

@@ -1,5 +1,6 @@
 package io.github.resilienthttp;
 
+import io.github.resilienthttp.internal.engine.SystemTimeSource;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Future;

@@ -1,5 +1,9 @@
 package io.github.resilienthttp;
 
+import io.github.resilienthttp.internal.deadline.DeadlineWatchdog;
+import io.github.resilienthttp.Operation;
+import io.github.resilienthttp.ResilientHttpClient;
+import io.github.resilienthttp.internal.engine.OperationContext;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -18,11 +22,11 @@ import org.junit.jupiter.api.Test;
  */
 class DeadlineWatchdogTest {
   private final ResilientHttpClient client = ResilientHttpClient.wrap(new OkHttpClient()).build();
-  private final DeadlineWatchdog watchdog = client.deadlineWatchdog();
+  private final DeadlineWatchdog watchdog = client.runtime().deadlineWatchdog();
   private final Request request = new Request.Builder().url("http://127.0.0.1:1/").build();
 
   private Call watch(Duration deadline) {
-    OperationContext op = Operation.newContext(client, request, null, false, deadline, false);
+    OperationContext op = OperationContext.create(client.runtime(), request, null, false, deadline, false);
     return op.newAttemptCall(request, Long.MAX_VALUE); // tagged and watched, as for an attempt
   }
 

@@ -1,5 +1,7 @@
 package io.github.resilienthttp.bench;
 
+import io.github.resilienthttp.CircuitBreakerOpenException;
+import io.github.resilienthttp.RetryPolicy;
 import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeExecutor;
 import dev.failsafe.Timeout;

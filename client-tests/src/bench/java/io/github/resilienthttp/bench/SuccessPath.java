@@ -1,5 +1,6 @@
 package io.github.resilienthttp.bench;
 
+import io.github.resilienthttp.RetryPolicy;
 import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeExecutor;
 import dev.failsafe.okhttp.FailsafeCall;

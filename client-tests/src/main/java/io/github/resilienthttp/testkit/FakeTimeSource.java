@@ -1,5 +1,6 @@
 package io.github.resilienthttp.testkit;
 
+import io.github.resilienthttp.Backoff;
 import io.github.resilienthttp.TimeSource;
 import java.time.Duration;
 import java.time.Instant;

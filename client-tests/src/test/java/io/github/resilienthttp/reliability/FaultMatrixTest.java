@@ -1,5 +1,6 @@
 package io.github.resilienthttp.reliability;
 
+import io.github.resilienthttp.internal.engine.RetryLoop;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.CONNECT_REFUSED;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.DROP_BEFORE_PROCESSING;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.RESPONSE_LOST;

@@ -1,5 +1,7 @@
 package io.github.resilienthttp.reliability;
 
+import io.github.resilienthttp.internal.engine.DefaultResponseClassifier;
+import io.github.resilienthttp.internal.engine.RetryLoop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

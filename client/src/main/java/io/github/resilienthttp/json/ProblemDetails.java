@@ -1,5 +1,6 @@
 package io.github.resilienthttp.json;
 
+import io.github.resilienthttp.HttpStatusException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.resilienthttp.AttemptOutcome;

@@ -1,5 +1,6 @@
 package io.github.resilienthttp.examples;
 
+import io.github.resilienthttp.internal.engine.Listeners;
 import io.github.resilienthttp.OperationInfo;
 import io.github.resilienthttp.OperationListener;
 import io.github.resilienthttp.OperationResult;

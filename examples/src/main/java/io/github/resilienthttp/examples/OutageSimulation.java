@@ -1,5 +1,8 @@
 package io.github.resilienthttp.examples;
 
+import io.github.resilienthttp.CircuitBreakerOpenException;
+import io.github.resilienthttp.RetryBudget;
+import io.github.resilienthttp.RetryBudgetExhaustedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilienthttp.Backoff;

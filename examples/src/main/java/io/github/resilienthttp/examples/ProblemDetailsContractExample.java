@@ -1,5 +1,7 @@
 package io.github.resilienthttp.examples;
 
+import io.github.resilienthttp.ResilientHttpClient;
+import io.github.resilienthttp.json.JsonCodec;
 import io.github.resilienthttp.AttemptOutcome;
 import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.ResponseClassifier;

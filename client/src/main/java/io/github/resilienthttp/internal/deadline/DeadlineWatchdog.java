@@ -1,0 +1,300 @@
+package io.github.resilienthttp.internal.deadline;
+
+import io.github.resilienthttp.DeadlineExceededException;
+import io.github.resilienthttp.internal.engine.OperationContext;
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import okhttp3.Call;
+import okhttp3.EventListener;
+import okio.AsyncTimeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The deadline's backstop for operations: once an operation's deadline has passed in real time,
+ * stops its current OkHttp call, for what the per-attempt timeouts cannot bound (a trickled upload
+ * or response, a call waiting in OkHttp's dispatcher queue, reading the body after the operation
+ * returned). Not API.
+ *
+ * <p>It replaces OkHttp's call timeout, which the SDK used to set on every call. That timeout is an
+ * Okio {@link AsyncTimeout}: every call enters Okio's global timeout queue, at its head when nothing
+ * else is pending, and wakes Okio's watchdog thread, which cost 2 to 5 µs per call on loopback, most
+ * of the SDK's overhead (see {@code BENCHMARKS.md}). Here an operation only joins a lock-free stack
+ * (it is its own list node, so joining allocates nothing). One sweep, at most every
+ * {@link #TICK_NANOS} while operations are watched and also at the earliest deadline it knows of,
+ * stops the calls whose deadline has passed and forgets the operations that are done. The sweeps
+ * run on Okio's own watchdog thread, as OkHttp's call timeouts did, through one {@code AsyncTimeout}
+ * per client that is re-armed after each sweep: about 100 entries in Okio's queue per second while
+ * busy, whatever the traffic, and none when idle. So no thread is added, and the client's scheduler
+ * (which may be the user's, and busy) plays no part. Only an operation due before the next sweep
+ * arms a timer of its own. With no operation watched for {@link #IDLE_NANOS}, the sweeps stop.
+ *
+ * <p>How a call is stopped depends on where the operation is:
+ * <ul>
+ *   <li>While it runs (an attempt in flight, or waiting in OkHttp's dispatcher queue), the call is
+ *       cancelled; the retry loop sees a cancelled call after the deadline and throws
+ *       {@link DeadlineExceededException}.
+ *   <li>Once it returned a response, the caller may be reading the body: the call's own timeout is
+ *       entered with a deadline of now, so OkHttp fails the read exactly as its call timeout would,
+ *       with {@code InterruptedIOException("timeout")}. (Entering it earlier is not possible: OkHttp
+ *       enters a call's timeout itself when the call starts, and Okio refuses a second entry.)
+ * </ul>
+ *
+ * <p>An operation is done, and forgotten, when it ended without a response, or when it returned one
+ * and OkHttp reported its last call ended ({@code callEnd} or {@code callFailed}, through the
+ * {@link #listener()} installed first on the SDK's attempt clients): after the body was read or
+ * closed. A body that is never closed is forgotten at its deadline, when its call is stopped.
+ * Thread-safe.
+ */
+public final class DeadlineWatchdog {
+  private static final Logger log = LoggerFactory.getLogger(DeadlineWatchdog.class);
+  /** The longest time between two sweeps while operations are watched: 10 ms. */
+  static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+  /** Sweeps stop after this long without a watched operation: 1 s. */
+  static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /** Operations that joined since the last sweep, newest first: a lock-free stack. */
+  private final AtomicReference<OperationContext> joined = new AtomicReference<>();
+  /** The operations the sweeps know, linked through {@code watchNext}; guarded by this. */
+  private OperationContext watched;
+  /** Whether the tick timer is armed (or a sweep that will re-arm it is running). */
+  private final AtomicBoolean running = new AtomicBoolean();
+  /** The timer of the regular sweeps; armed only by whoever set {@link #running}, or a tick. */
+  private final AsyncTimeout tickTimer = new SweepTimer(true);
+  /** Timers armed for operations due before the next tick (for tests). */
+  private final AtomicInteger earlyTimers = new AtomicInteger();
+  private final EventListener listener = new EventListener() {
+    @Override
+    public void canceled(Call call) {
+      // A plain call cancelled by its caller: its operation stops too, and a backoff or bulkhead
+      // wait inside it wakes at once.
+      OperationContext op = call.tag(OperationContext.TAG);
+      if (op != null && op.plainCall == call) {
+        op.cancel();
+      }
+    }
+
+    @Override
+    public void callEnd(Call call) {
+      ended(call);
+    }
+
+    @Override
+    public void callFailed(Call call, IOException ioe) {
+      ended(call);
+    }
+  };
+  /** The time by which the next tick runs at the latest (System.nanoTime), while running. */
+  private volatile long nextSweepNanos;
+  private volatile long idleSinceNanos;
+
+  /** The event listener that tells this watchdog when a call ended; stateless, shared. */
+  public EventListener listener() {
+    return listener;
+  }
+
+  /**
+   * Watches {@code op}, through its current {@link OperationContext#watchedCall}, for its deadline.
+   * Called by {@link OperationContext#newAttemptCall} when the watchdog does not have the operation;
+   * later attempts only update {@link OperationContext#watchedCall}.
+   */
+  public void watch(OperationContext op) {
+    op.inWatchdog = true;
+    OperationContext head;
+    do {
+      head = joined.get();
+      op.watchNext = head;
+    } while (!joined.compareAndSet(head, op));
+    if (!running.get() && running.compareAndSet(false, true)) {
+      idleSinceNanos = System.nanoTime();
+      armTick(0);
+    } else if (op.realDeadlineNanos - nextSweepNanos < 0) {
+      // Due before the next tick (a deadline under 10 ms away): not seen in time otherwise.
+      earlyTimers.incrementAndGet();
+      AsyncTimeout early = new SweepTimer(false);
+      early.deadlineNanoTime(op.realDeadlineNanos);
+      early.enter();
+    }
+  }
+
+  /**
+   * The time by which the next tick runs, while running.
+   *
+   * @return the time by which the next tick runs, in {@link System#nanoTime()} (for tests)
+   */
+  public long nextSweepNanos() {
+    return nextSweepNanos;
+  }
+
+  /**
+   * How many timers were armed for operations due before the next tick.
+   *
+   * @return how many timers were armed for operations due before the next tick (for tests)
+   */
+  public int earlyTimers() {
+    return earlyTimers.get();
+  }
+
+  /**
+   * Whether sweeps are scheduled.
+   *
+   * @return whether sweeps are scheduled (for tests)
+   */
+  public boolean isRunning() {
+    return running.get();
+  }
+
+  /**
+   * How many operations are watched now.
+   *
+   * @return the number of watched operations (for tests)
+   */
+  public synchronized int watchedCount() {
+    int n = 0;
+    for (OperationContext op = joined.get(); op != null; op = op.watchNext) {
+      n++;
+    }
+    for (OperationContext op = watched; op != null; op = op.watchNext) {
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * OkHttp reports a call ended. Only the operation's current call counts, and the operation is
+   * done only once it has ended too ({@link OperationContext#callDone()}): an empty body ends its
+   * call before {@code execute()} returns, and an async operation's earlier attempts end while it
+   * goes on.
+   */
+  private void ended(Call call) {
+    OperationContext op = call.tag(OperationContext.TAG);
+    if (op != null && op.watchedCall == call) {
+      op.watchedCallEnded = true;
+    }
+  }
+
+  /** Arms the tick timer to fire in {@code delayNanos}; only the owner of the tick calls this. */
+  private void armTick(long delayNanos) {
+    tickTimer.exit(); // back to idle after it fired (a no-op the first time)
+    tickTimer.deadlineNanoTime(System.nanoTime() + Math.max(0, delayNanos));
+    tickTimer.enter();
+  }
+
+  /**
+   * Stops the watched calls that are due and forgets the operations that are done. A tick then
+   * re-arms itself: at the earliest deadline seen, and within {@link #TICK_NANOS}.
+   */
+  private synchronized void sweep(boolean isTick) {
+    long now = System.nanoTime();
+    if (isTick) {
+      // Set before the scan: an operation the scan misses is due after this time (see watch).
+      nextSweepNanos = now + TICK_NANOS;
+    }
+    for (OperationContext op = joined.getAndSet(null); op != null; ) {
+      OperationContext next = op.watchNext;
+      op.watchNext = watched;
+      watched = op;
+      op = next;
+    }
+    long earliest = now + TICK_NANOS;
+    OperationContext previous = null;
+    for (OperationContext op = watched; op != null; ) {
+      OperationContext next = op.watchNext;
+      boolean done = op.callDone();
+      if (done || op.realDeadlineNanos - now <= 0) {
+        if (previous == null) {
+          watched = next;
+        } else {
+          previous.watchNext = next;
+        }
+        op.watchNext = null;
+        op.inWatchdog = false; // after unlinking: watch() may link it again from now on
+        if (!done) {
+          expire(op);
+        }
+      } else {
+        if (op.realDeadlineNanos - earliest < 0) {
+          earliest = op.realDeadlineNanos;
+        }
+        previous = op;
+      }
+      op = next;
+    }
+    if (!isTick) {
+      return;
+    }
+    if (watched != null || joined.get() != null) {
+      idleSinceNanos = now;
+    } else if (now - idleSinceNanos >= IDLE_NANOS) {
+      running.set(false);
+      // An operation that joined after the check above, but saw running still true, is swept by
+      // whoever wins this race: this sweep, or the next watch() call.
+      if (joined.get() == null || !running.compareAndSet(false, true)) {
+        return;
+      }
+    }
+    armTick(earliest - System.nanoTime());
+  }
+
+  /** Stops the call of an operation whose deadline has passed (see the class comment). */
+  private static void expire(OperationContext op) {
+    Call call = op.watchedCall;
+    try {
+      if (!op.isEnded() || !enterTimeout(call)) {
+        call.cancel();
+      }
+    } catch (Throwable e) { // NOPMD: user code on Okio's watchdog thread, see SweepTimer
+      // Cancelling runs the user's EventListener.canceled. Whatever it throws, Errors included,
+      // must not end Okio's watchdog thread: every OkHttp timeout in the JVM depends on it.
+      log.error("stopping a call at its deadline: the call's EventListener threw; ignored", e);
+    }
+  }
+
+  /**
+   * Enters the call's own timeout with a deadline of now. Only for a call that has returned its
+   * response: OkHttp entered (or skipped, having no call timeout) the timeout when the call started.
+   *
+   * @return false when the call's timeout is not an {@link AsyncTimeout} or is already entered
+   */
+  private static boolean enterTimeout(Call call) {
+    if (!(call.timeout() instanceof AsyncTimeout timeout)) {
+      return false;
+    }
+    try {
+      timeout.deadlineNanoTime(System.nanoTime());
+      timeout.enter();
+      return true;
+    } catch (IllegalStateException e) {
+      // Already entered: cannot happen for the SDK's calls, whose call timeout is off.
+      return false;
+    }
+  }
+
+  /**
+   * A sweep on Okio's watchdog thread. That thread times out every OkHttp socket in the JVM, so a
+   * sweep must be short and must never let an exception escape: it would end the thread.
+   */
+  private final class SweepTimer extends AsyncTimeout {
+    private final boolean isTick;
+
+    SweepTimer(boolean isTick) {
+      this.isTick = isTick;
+    }
+
+    @Override
+    protected void timedOut() {
+      try {
+        sweep(isTick);
+      } catch (Throwable e) { // NOPMD: an escaping Throwable would end Okio's watchdog thread
+        // The thread times out every OkHttp socket in the JVM: keep it alive, whatever happened.
+        log.error("deadline sweep failed; sweeping again in 10 ms", e);
+        if (isTick) {
+          armTick(TICK_NANOS);
+        }
+      }
+    }
+  }
+}

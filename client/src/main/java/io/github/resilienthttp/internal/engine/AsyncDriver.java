@@ -1,0 +1,323 @@
+package io.github.resilienthttp.internal.engine;
+
+import io.github.resilienthttp.Operation;
+import io.github.resilienthttp.ResilientHttpClient;
+import io.github.resilienthttp.ResilientHttpException;
+import io.github.resilienthttp.internal.guard.BulkheadGate;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/**
+ * The non-blocking driver of the retry loop for {@link Operation#executeAsync()}: each attempt is an
+ * OkHttp call made with {@link Call#enqueue}, each wait a task on the client's scheduler or a
+ * bulkhead grant, so no thread is held while the operation waits. The decisions are
+ * {@link RetryLoop}'s, so the semantics are those of {@code execute()}.
+ *
+ * <p>Steps run one after the other (an attempt's callback schedules the next step), never
+ * concurrently, so the loop needs no lock. Every entry point (the first step, a bulkhead grant, an
+ * OkHttp callback, a scheduled retry) runs inside a guard: whatever user code throws on the way
+ * (Errors included), the attempt's permits are released and the future completes. Only the step
+ * that owns the operation reports its end: {@link #cancel()} completes the future as cancelled at
+ * once and wakes what the operation waits for (the call, the scheduled retry, the bulkhead grant);
+ * the step that wakes reports {@code operationEnded}, once, last. Not API.
+ */
+public final class AsyncDriver implements Callback {
+  private final OperationContext op;
+  private final ClientRuntime client;
+  private final RetryLoop loop;
+  private final OperationFuture future = new OperationFuture();
+  private final AtomicBoolean ended = new AtomicBoolean();
+  private volatile Call call;
+  private volatile ScheduledFuture<?> scheduled;
+  private volatile CompletableFuture<Boolean> bulkheadWait;
+
+  public AsyncDriver(OperationContext op, Request stampedRequest) {
+    this.op = op;
+    this.client = op.client;
+    this.loop = new RetryLoop(op, stampedRequest);
+  }
+
+  /** Starts the operation; never throws: every failure completes the future. */
+  public CompletableFuture<Response> start() {
+    guarded(this::step, callbackExecutor());
+    return future;
+  }
+
+  /**
+   * Cancels the operation: the future completes as cancelled now; the in-flight call is cancelled,
+   * a scheduled retry or a bulkhead wait is cut short, and the step that wakes ends the operation.
+   */
+  public void cancel() {
+    op.cancel();
+    future.cancelFromOperation();
+    try {
+      Call c = call;
+      if (c != null) {
+        c.cancel(); // its callback ends the operation
+      }
+    } finally {
+      ScheduledFuture<?> s = scheduled;
+      if (s != null && s.cancel(false)) {
+        // The retry will never run: its step runs here, sees the cancel and ends the operation.
+        guarded(this::step, callbackExecutor());
+      }
+      CompletableFuture<Boolean> w = bulkheadWait;
+      if (w != null) {
+        client.bulkheadGate().giveUp(w); // its continuation ends the operation
+      }
+    }
+  }
+
+  private void step() {
+    if (ended.get()) {
+      return;
+    }
+    long remaining;
+    try {
+      remaining = loop.beforeAttempt();
+    } catch (IOException e) {
+      fail(e, callbackExecutor());
+      return;
+    }
+    BulkheadGate bulkhead = client.bulkheadGate();
+    if (bulkhead == null) {
+      send(remaining);
+      return;
+    }
+    long waitStart = System.nanoTime();
+    long allowed = RetryLoop.bulkheadWaitNanos(remaining);
+    CompletableFuture<Boolean> wait = bulkhead.acquireAsync(allowed, client.scheduler());
+    if (wait.isDone()) {
+      admitted(wait, waitStart, allowed);
+      return;
+    }
+    bulkheadWait = wait;
+    if (op.isCanceled()) {
+      bulkhead.giveUp(wait);
+    }
+    wait.whenComplete((granted, error) ->
+        guarded(() -> admitted(wait, waitStart, allowed), callbackExecutor()));
+  }
+
+  /** The bulkhead wait is over: granted, timed out, given up (cancel), or the scheduler refused. */
+  private void admitted(CompletableFuture<Boolean> wait, long waitStart, long allowed) {
+    bulkheadWait = null;
+    boolean granted;
+    try {
+      granted = wait.join();
+    } catch (RuntimeException e) { // CompletionException: the user's scheduler refused the timeout
+      fail(new ResilientHttpException("the scheduler rejected the bulkhead wait's timeout",
+          op.key(), op.keySent, op.attempts(), "scheduler-rejected", e.getCause()),
+          callbackExecutor());
+      return;
+    }
+    if (granted) {
+      loop.permits().bulkheadGranted();
+    }
+    try {
+      if (!granted) {
+        throw loop.bulkheadRejected(System.nanoTime() - waitStart,
+            client.bulkheadGate().cutByDeadline(allowed));
+      }
+      loop.checkNotCanceled();
+    } catch (IOException e) {
+      fail(e, callbackExecutor());
+      return;
+    }
+    send(op.remainingNanos());
+  }
+
+  private void send(long remaining) {
+    Request attempt = loop.startAttempt(remaining);
+    // Watched for the deadline, which also bounds reading the final response's body.
+    Call c = op.newAttemptCall(attempt, remaining);
+    call = c;
+    if (op.isCanceled()) {
+      c.cancel();
+    }
+    // OkHttp runs the wrapped client's EventListener.callStart inside enqueue: if it throws, no
+    // callback will come, and the guard around this step ends the operation.
+    c.enqueue(this);
+  }
+
+  @Override
+  public void onFailure(Call failed, IOException e) {
+    guarded(() -> attemptDone(null, e, failed.isCanceled()), Runnable::run);
+  }
+
+  @Override
+  public void onResponse(Call done, Response response) {
+    try {
+      attemptDone(response, null, done.isCanceled());
+    } catch (RuntimeException | Error e) {
+      RetryLoop.closeQuietly(response); // not returned (or returned and then failed): closed
+      crash(e, Runnable::run);
+      if (e instanceof VirtualMachineError) {
+        throw e;
+      }
+    }
+  }
+
+  private void attemptDone(Response response, IOException failure, boolean canceled) {
+    Response result;
+    try {
+      result = loop.afterAttempt(response, failure, canceled);
+    } catch (IOException e) {
+      fail(e, Runnable::run);
+      return;
+    }
+    if (result != null) {
+      // Already on OkHttp's callback thread: complete here, as OkHttp's own Callback would.
+      succeed(result);
+      return;
+    }
+    ScheduledFuture<?> s;
+    try {
+      s = client.scheduler().schedule(() -> guarded(this::step, callbackExecutor()),
+          DurationMath.toNanos(loop.retryDelay()), TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      fail(new ResilientHttpException("the scheduler rejected the retry", op.key(), op.keySent,
+          op.attempts(), "scheduler-rejected", e), Runnable::run);
+      return;
+    }
+    scheduled = s;
+    if (op.isCanceled() && s.cancel(false)) {
+      step(); // cancelled while the retry was being scheduled: end here
+    }
+  }
+
+  /**
+   * Runs a step. What escapes it is a bug, in user code or the SDK's: the attempt's permits are
+   * released and the future fails with it. A {@link VirtualMachineError} is passed on afterwards,
+   * to the thread's own handling.
+   */
+  private void guarded(Runnable step, Executor completion) {
+    try {
+      step.run();
+    } catch (RuntimeException | Error e) {
+      crash(e, completion);
+      if (e instanceof VirtualMachineError) {
+        throw e;
+      }
+    }
+  }
+
+  private void crash(Throwable e, Executor completion) {
+    try {
+      loop.releasePermits();
+    } finally {
+      fail(e, completion);
+    }
+  }
+
+  private void succeed(Response response) {
+    if (!ended.compareAndSet(false, true)) {
+      RetryLoop.closeQuietly(response);
+      return;
+    }
+    try {
+      loop.ended(response, null);
+    } catch (RuntimeException | Error e) {
+      // A listener's Error passed on by the Listeners shield: the caller gets it, not the response.
+      RetryLoop.closeQuietly(response);
+      future.failFromOperation(e);
+      throw e;
+    }
+    if (!future.completeFromOperation(response)) {
+      RetryLoop.closeQuietly(response); // cancelled or completed by the caller meanwhile
+    }
+  }
+
+  /**
+   * Fails the operation. Steps that run on the scheduler's thread (rejections before an attempt)
+   * hand the completion to OkHttp's dispatcher executor, so that dependent stages never run on the
+   * scheduler's single thread.
+   */
+  private void fail(Throwable e, Executor executor) {
+    loop.releasePermits();
+    if (!ended.compareAndSet(false, true)) {
+      return;
+    }
+    // No body will be read: the deadline's backstop can forget the operation.
+    op.endedWithoutResponse = true;
+    try {
+      loop.ended(null, e);
+    } finally {
+      completeOn(executor, () -> {
+        if (op.isCanceled()) {
+          future.cancelFromOperation();
+        } else {
+          future.failFromOperation(e);
+        }
+      });
+    }
+  }
+
+  private Executor callbackExecutor() {
+    return client.wrapped().dispatcher().executorService();
+  }
+
+  /** Completes on OkHttp's callback threads, never on the scheduler's thread. */
+  private static void completeOn(Executor executor, Runnable completion) {
+    try {
+      executor.execute(completion);
+    } catch (RejectedExecutionException e) {
+      completion.run();
+    }
+  }
+
+  /**
+   * The operation's future. Completing it from outside (cancel, {@code orTimeout},
+   * {@code complete}) cancels the operation: it stops waiting, gives its permits back, and a
+   * response that arrives later is closed.
+   */
+  private final class OperationFuture extends CompletableFuture<Response> {
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      boolean canceled = super.cancel(mayInterruptIfRunning);
+      if (canceled) {
+        AsyncDriver.this.cancel();
+      }
+      return canceled;
+    }
+
+    @Override
+    public boolean complete(Response value) {
+      boolean completed = super.complete(value);
+      if (completed) {
+        AsyncDriver.this.cancel();
+      }
+      return completed;
+    }
+
+    @Override
+    public boolean completeExceptionally(Throwable ex) {
+      boolean completed = super.completeExceptionally(ex);
+      if (completed) {
+        AsyncDriver.this.cancel();
+      }
+      return completed;
+    }
+
+    boolean completeFromOperation(Response response) {
+      return super.complete(response);
+    }
+
+    boolean failFromOperation(Throwable e) {
+      return super.completeExceptionally(e);
+    }
+
+    boolean cancelFromOperation() {
+      return super.cancel(false) || isCancelled();
+    }
+  }
+}

@@ -1,0 +1,114 @@
+package io.github.resilienthttp.internal.engine;
+
+import io.github.resilienthttp.internal.guard.BulkheadGate;
+import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The permits one attempt holds: the circuit breaker's permission and the bulkhead's permit. The
+ * only place that takes and gives them back: a permission is either recorded (the attempt's outcome
+ * went to the breaker) or released unrecorded, a permit is released once, whatever path the attempt
+ * took. {@link #releaseAll()} is idempotent, so drivers call it in {@code finally} on every path.
+ *
+ * <p>One per attempt (hedged attempts of one operation each hold their own). Used by one driver
+ * step at a time (steps of an async attempt may run on different threads, one after the other).
+ * Not API.
+ */
+public final class AttemptPermits {
+  private final TargetCircuitBreakers.Target target;
+  private final BulkheadGate bulkhead;
+  private boolean breakerHeld;
+  private boolean bulkheadHeld;
+  private long breakerStartNanos;
+
+  AttemptPermits(TargetCircuitBreakers.Target target, BulkheadGate bulkhead) {
+    this.target = target;
+    this.bulkhead = bulkhead;
+  }
+
+  /**
+   * Asks the breaker for a permission.
+   *
+   * @return false when the breaker refuses (open, or half-open with no probe left)
+   */
+  boolean tryAcquireBreaker() {
+    if (target == null) {
+      return true;
+    }
+    if (!target.breaker().tryAcquirePermission()) {
+      target.observe();
+      return false;
+    }
+    breakerHeld = true;
+    return true;
+  }
+
+  /**
+   * Waits for a bulkhead permit on the calling thread (see {@link BulkheadGate#acquire}).
+   *
+   * @return false when none was granted (timed out, or woken by {@code wakeUp})
+   * @throws InterruptedException when interrupted while waiting (nothing held then)
+   */
+  boolean acquireBulkhead(long allowedNanos, Supplier<? extends Future<?>> wakeUp)
+      throws InterruptedException {
+    if (bulkhead.acquire(allowedNanos, wakeUp)) {
+      bulkheadHeld = true;
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * The bulkhead granted this attempt a permit asynchronously
+   * ({@link BulkheadGate#acquireAsync}): from now on it is this object's to release. The async
+   * driver calls this first thing in the grant's continuation.
+   */
+  void bulkheadGranted() {
+    bulkheadHeld = true;
+  }
+
+  /** The attempt is about to be sent: the breaker measures its duration from here. */
+  void startClock() {
+    if (breakerHeld) {
+      breakerStartNanos = System.nanoTime();
+    }
+  }
+
+  /**
+   * Records the attempt's outcome in the breaker, consuming the permission.
+   *
+   * @param healthy whether the answer shows a healthy server
+   * @param cause what to record as the error when not healthy
+   */
+  void record(boolean healthy, Throwable cause) {
+    if (!breakerHeld) {
+      return;
+    }
+    breakerHeld = false;
+    long nanos = System.nanoTime() - breakerStartNanos;
+    if (healthy) {
+      target.breaker().onSuccess(nanos, TimeUnit.NANOSECONDS);
+    } else {
+      target.breaker().onError(nanos, TimeUnit.NANOSECONDS, cause);
+    }
+    target.observe();
+  }
+
+  /**
+   * Gives back whatever is still held: an unrecorded breaker permission (cancelled, interrupted,
+   * rejected by the bulkhead, or a bug in user code: a half-open breaker must never stay stuck) and
+   * the bulkhead permit. Idempotent.
+   */
+  void releaseAll() {
+    if (breakerHeld) {
+      breakerHeld = false;
+      target.breaker().releasePermission();
+    }
+    if (bulkheadHeld) {
+      bulkheadHeld = false;
+      bulkhead.release();
+    }
+  }
+}

@@ -1,0 +1,121 @@
+package io.github.resilienthttp.internal.engine;
+
+import io.github.resilienthttp.Operation;
+import io.github.resilienthttp.ResilientHttpClient;
+import io.github.resilienthttp.TimeSource;
+import io.github.resilienthttp.internal.guard.BulkheadGate;
+import io.github.resilienthttp.internal.okhttp.RetryInterceptor;
+import java.io.IOException;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/**
+ * The blocking driver of the retry loop: sends one attempt at a time on the calling thread and waits
+ * between attempts through the client's {@link TimeSource}. The decisions are {@link RetryLoop}'s.
+ * How an attempt is sent is the caller's: {@link Operation#execute()} makes each attempt its own
+ * OkHttp call; a plain call on {@link ResilientHttpClient#okHttpClient()} proceeds down its
+ * interceptor chain ({@link RetryInterceptor}). Not API.
+ */
+public final class BlockingDriver {
+  private BlockingDriver() {}
+
+  /** How one attempt is sent. */
+  public interface Attempts {
+    /**
+     * Sends one attempt.
+     *
+     * @param attempt the request of the attempt
+     * @param remainingNanos the time left before the deadline, which caps the attempt's timeouts
+     * @return the attempt's response
+     * @throws IOException the attempt's failure
+     */
+    Response send(Request attempt, long remainingNanos) throws IOException;
+
+    /**
+     * Whether the last attempt's call was cancelled (by the user, or at the deadline).
+     *
+     * @return whether the last attempt's call was cancelled
+     */
+    boolean lastCanceled();
+  }
+
+  /**
+   * Runs the operation to its end: returns the final response or throws the operation's failure,
+   * after reporting the end to listeners and the log. Whatever user code throws on the way (Errors
+   * included), every permit is back and a response that is not returned is closed.
+   */
+  public static Response run(RetryLoop loop, Attempts attempts) throws IOException {
+    Response response;
+    try {
+      response = attemptUntilFinal(loop, attempts);
+    } catch (IOException | RuntimeException | Error e) {
+      // No body will be read: the deadline's backstop can forget the operation.
+      loop.op.endedWithoutResponse = true;
+      try {
+        loop.ended(null, e);
+      } catch (RuntimeException | Error reportFailure) {
+        reportFailure.addSuppressed(e);
+        throw reportFailure;
+      }
+      throw e;
+    }
+    try {
+      loop.ended(response, null);
+    } catch (RuntimeException | Error e) {
+      // A listener's Error (the Listeners shield passes VirtualMachineErrors on): the caller gets it
+      // instead of the response, so the response is closed here.
+      RetryLoop.closeQuietly(response);
+      throw e;
+    }
+    return response;
+  }
+
+  private static Response attemptUntilFinal(RetryLoop loop, Attempts attempts) throws IOException {
+    ClientRuntime client = loop.client;
+    OperationContext op = loop.op;
+    while (true) {
+      Response result;
+      try {
+        long remaining = loop.beforeAttempt();
+        BulkheadGate bulkhead = client.bulkheadGate();
+        if (bulkhead != null) {
+          long waitStart = System.nanoTime();
+          long allowed = RetryLoop.bulkheadWaitNanos(remaining);
+          boolean admitted;
+          try {
+            admitted = loop.permits().acquireBulkhead(allowed, op::cancelSignal);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw loop.interrupted();
+          }
+          if (!admitted) {
+            throw loop.bulkheadRejected(System.nanoTime() - waitStart, bulkhead.cutByDeadline(allowed));
+          }
+          loop.checkNotCanceled();
+          remaining = op.remainingNanos();
+        }
+        Request attempt = loop.startAttempt(remaining);
+        Response response = null;
+        IOException failure = null;
+        try {
+          response = attempts.send(attempt, remaining);
+        } catch (IOException e) {
+          failure = e;
+        }
+        result = loop.afterAttempt(response, failure, attempts.lastCanceled());
+      } finally {
+        loop.releasePermits();
+      }
+      if (result != null) {
+        return result;
+      }
+      try {
+        // cancel() completes the signal: the wait ends at once and the next beforeAttempt stops.
+        client.timeSource().sleep(loop.retryDelay(), op.cancelSignal());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw loop.interrupted();
+      }
+    }
+  }
+}

@@ -1,0 +1,242 @@
+package io.github.resilienthttp.internal.engine;
+
+import io.github.resilienthttp.IdempotencyKeyPolicy;
+import io.github.resilienthttp.OperationListener;
+import io.github.resilienthttp.ResponseClassifier;
+import io.github.resilienthttp.RetryBudget;
+import io.github.resilienthttp.RetryPolicy;
+import io.github.resilienthttp.TimeSource;
+import io.github.resilienthttp.internal.deadline.DeadlineWatchdog;
+import io.github.resilienthttp.internal.guard.BulkheadGate;
+import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
+import io.github.resilienthttp.internal.okhttp.AttemptSetupInterceptor;
+import io.github.resilienthttp.internal.okhttp.NetworkAttemptTracker;
+import io.github.resilienthttp.internal.okhttp.RetryInterceptor;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
+import okhttp3.EventListener;
+import okhttp3.OkHttpClient;
+
+/**
+ * What a {@link io.github.resilienthttp.ResilientHttpClient} runs on: its settings, its runtime
+ * state (retry budget, breakers, bulkhead, deadline watchdog, key generator, scheduler) and the
+ * OkHttp clients derived from the wrapped one. The public client is a façade over this. Immutable
+ * but for the lazily made default scheduler; thread-safe. Not API.
+ */
+public final class ClientRuntime {
+  private final OkHttpClient wrapped;
+  private final RetryPolicy retryPolicy;
+  private final ResponseClassifier classifier;
+  private final IdempotencyKeyPolicy idempotencyKeyPolicy;
+  private final TimeSource timeSource;
+  private final RandomGenerator random;
+  private final RetryBudget retryBudget;
+  private final TargetCircuitBreakers circuitBreakers;
+  private final BulkheadGate bulkhead;
+  private final Listeners listeners;
+  private final String replayHeader;
+  private final DeadlineWatchdog deadlineWatchdog = new DeadlineWatchdog();
+  private final KeyGenerator keyGenerator = new KeyGenerator();
+  private final boolean systemTime;
+  /** Plain calls: every call is an operation, run by {@link RetryInterceptor}. */
+  private final OkHttpClient forOperations;
+  /** Attempts of operations, each its own call: no SDK application interceptor, no call timeout. */
+  private final OkHttpClient forAttempts;
+  /** The same, with {@link AttemptSetupInterceptor}: for attempts whose timeouts must shrink. */
+  private final OkHttpClient forShrunkAttempts;
+  private final boolean attemptTimeoutSet;
+  /** The wrapped client's longest connect, read or write timeout; MAX_VALUE when one is 0. */
+  private final long longestTimeoutNanos;
+  private final ScheduledExecutorService userScheduler;
+  private volatile ScheduledExecutorService defaultScheduler;
+
+  /**
+   * Makes the runtime of one client.
+   *
+   * @param circuitBreakers the breakers, or {@code null} for none
+   * @param bulkhead the bulkhead gate, or {@code null} for none
+   * @param userScheduler the user's scheduler, or {@code null} for the default one
+   */
+  public ClientRuntime(OkHttpClient wrapped, RetryPolicy retryPolicy, ResponseClassifier classifier,
+      IdempotencyKeyPolicy idempotencyKeyPolicy, TimeSource timeSource, RandomGenerator random,
+      RetryBudget retryBudget, TargetCircuitBreakers circuitBreakers, BulkheadGate bulkhead,
+      List<OperationListener> listeners, String replayHeader,
+      ScheduledExecutorService userScheduler) {
+    this.wrapped = wrapped;
+    this.retryPolicy = retryPolicy;
+    this.classifier = classifier;
+    this.idempotencyKeyPolicy = idempotencyKeyPolicy;
+    this.timeSource = timeSource;
+    this.random = random;
+    this.retryBudget = retryBudget;
+    this.circuitBreakers = circuitBreakers;
+    this.bulkhead = bulkhead;
+    this.listeners = new Listeners(listeners);
+    this.replayHeader = replayHeader;
+    this.userScheduler = userScheduler;
+    this.systemTime = timeSource instanceof SystemTimeSource;
+    // What every SDK client shares: the watchdog's listener, the network tracker, and OkHttp's
+    // silent retries off (RetryInterceptor restores them for pass-through calls), set once on the
+    // client rather than on each call's chain.
+    OkHttpClient.Builder base = withWatchdogListener(wrapped.newBuilder());
+    base.retryOnConnectionFailure(false);
+    base.networkInterceptors().add(0, new NetworkAttemptTracker());
+    OkHttpClient sdkBase = base.build();
+    OkHttpClient.Builder plain = sdkBase.newBuilder();
+    plain.interceptors().add(0, new RetryInterceptor(this, wrapped.retryOnConnectionFailure()));
+    this.forOperations = plain.build();
+    // An operation's deadline replaces the wrapped client's call timeout on its attempts' calls.
+    this.forAttempts = sdkBase.newBuilder().callTimeout(Duration.ZERO).build();
+    OkHttpClient.Builder shrunk = forAttempts.newBuilder();
+    shrunk.interceptors().add(0, new AttemptSetupInterceptor());
+    this.forShrunkAttempts = shrunk.build();
+    this.attemptTimeoutSet = retryPolicy.attemptTimeout().isPresent();
+    this.longestTimeoutNanos = longestTimeoutNanos(wrapped);
+  }
+
+  /**
+   * Whether {@code client} is an SDK client (the plain-call client of a runtime, or one derived from
+   * it): wrapping it would nest two retry loops.
+   */
+  public static boolean isSdkClient(OkHttpClient client) {
+    return client.interceptors().stream().anyMatch(i -> i instanceof RetryInterceptor)
+        || client.networkInterceptors().stream().anyMatch(i -> i instanceof NetworkAttemptTracker);
+  }
+
+  /**
+   * Adds the deadline watchdog's listener to the wrapped client's own event listener, which still
+   * sees every event. The watchdog's comes first, so that a listener that throws cannot keep it
+   * from hearing that a call ended. No wrapper is made for a client without a listener.
+   */
+  private OkHttpClient.Builder withWatchdogListener(OkHttpClient.Builder builder) {
+    EventListener.Factory userListeners = wrapped.eventListenerFactory();
+    EventListener watchdogListener = deadlineWatchdog.listener();
+    return builder.eventListenerFactory(call -> {
+      EventListener user = userListeners.create(call);
+      return user == EventListener.NONE ? watchdogListener : watchdogListener.plus(user);
+    });
+  }
+
+  public OkHttpClient wrapped() {
+    return wrapped;
+  }
+
+  public OkHttpClient forOperations() {
+    return forOperations;
+  }
+
+  public RetryPolicy retryPolicy() {
+    return retryPolicy;
+  }
+
+  public ResponseClassifier classifier() {
+    return classifier;
+  }
+
+  public IdempotencyKeyPolicy idempotencyKeyPolicy() {
+    return idempotencyKeyPolicy;
+  }
+
+  public TimeSource timeSource() {
+    return timeSource;
+  }
+
+  public RandomGenerator random() {
+    return random;
+  }
+
+  public RetryBudget retryBudget() {
+    return retryBudget;
+  }
+
+  /** The breakers, or {@code null} when breakers are off. */
+  public TargetCircuitBreakers circuitBreakers() {
+    return circuitBreakers;
+  }
+
+  /** The bulkhead gate, or {@code null} when there is no bulkhead. */
+  public BulkheadGate bulkheadGate() {
+    return bulkhead;
+  }
+
+  public Listeners listeners() {
+    return listeners;
+  }
+
+  public String replayHeader() {
+    return replayHeader;
+  }
+
+  public DeadlineWatchdog deadlineWatchdog() {
+    return deadlineWatchdog;
+  }
+
+  /** Whether the client's {@link TimeSource} is the system's: then its readings are real time. */
+  public boolean systemTime() {
+    return systemTime;
+  }
+
+  /** A new random idempotency key (UUID version 4). */
+  public String newKey() {
+    return keyGenerator.next();
+  }
+
+  /** The user's scheduler, or {@code null} when the default one is used. */
+  public ScheduledExecutorService userScheduler() {
+    return userScheduler;
+  }
+
+  /**
+   * The client for one attempt that is its own call. An attempt whose connect, read or write timeout
+   * must shrink (to the time left, or to the attempt timeout) goes through the client with
+   * {@link AttemptSetupInterceptor}; the others skip that interceptor level.
+   */
+  public OkHttpClient attemptClient(long remainingNanos) {
+    return attemptTimeoutSet || remainingNanos < longestTimeoutNanos ? forShrunkAttempts : forAttempts;
+  }
+
+  private static long longestTimeoutNanos(OkHttpClient c) {
+    int connect = c.connectTimeoutMillis();
+    int read = c.readTimeoutMillis();
+    int write = c.writeTimeoutMillis();
+    if (connect == 0 || read == 0 || write == 0) {
+      return Long.MAX_VALUE; // "no timeout" always shrinks to the time left
+    }
+    return TimeUnit.MILLISECONDS.toNanos(Math.max(connect, Math.max(read, write)));
+  }
+
+  /**
+   * The scheduler of async waits: the user's, or a daemon thread created on first use that ends
+   * after 2 s without waits, so a client that is no longer used holds no thread.
+   */
+  public ScheduledExecutorService scheduler() {
+    if (userScheduler != null) {
+      return userScheduler;
+    }
+    ScheduledExecutorService s = defaultScheduler;
+    if (s == null) {
+      synchronized (this) {
+        s = defaultScheduler;
+        if (s == null) {
+          ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "resilient-http-scheduler");
+            t.setDaemon(true);
+            return t;
+          });
+          executor.setRemoveOnCancelPolicy(true);
+          // An idle client keeps no thread: the thread ends 2 s after the last scheduled wait and
+          // comes back on the next one (the pool keeps one while any wait is pending).
+          executor.setKeepAliveTime(2, TimeUnit.SECONDS);
+          executor.allowCoreThreadTimeOut(true);
+          s = executor;
+          defaultScheduler = s;
+        }
+      }
+    }
+    return s;
+  }
+}

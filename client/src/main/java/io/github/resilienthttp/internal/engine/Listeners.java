@@ -1,0 +1,105 @@
+package io.github.resilienthttp.internal.engine;
+
+import io.github.resilienthttp.Decision;
+import io.github.resilienthttp.OperationListener;
+import io.github.resilienthttp.OperationResult;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Calls every registered {@link OperationListener}, shielding the operation from listener bugs:
+ * whatever a listener throws, except a {@link VirtualMachineError}, is logged and ignored. Not API.
+ */
+public final class Listeners {
+  private static final Logger log = LoggerFactory.getLogger(Listeners.class);
+
+  private final List<OperationListener> listeners;
+
+  Listeners(List<OperationListener> listeners) {
+    this.listeners = List.copyOf(listeners);
+  }
+
+  boolean isEmpty() {
+    return listeners.isEmpty();
+  }
+
+  private interface Event {
+    void send(OperationListener l);
+  }
+
+  private void each(String name, Event event) {
+    for (OperationListener l : listeners) {
+      try {
+        event.send(l);
+      } catch (VirtualMachineError e) {
+        throw e;
+      } catch (Throwable e) { // a listener bug of any kind (an AssertionError in a test, say)
+        log.warn("listener {} threw from {}; ignored", l, name, e);
+      }
+    }
+  }
+
+  void operationStarted(OperationContext op) {
+    if (!listeners.isEmpty()) {
+      each("operationStarted", l -> l.operationStarted(op.info()));
+    }
+  }
+
+  void attemptStarted(OperationContext op, int attempt) {
+    if (!listeners.isEmpty()) {
+      each("attemptStarted", l -> l.attemptStarted(op.info(), attempt));
+    }
+  }
+
+  void attemptEnded(OperationContext op, int attempt, int status, IOException failure, Decision d,
+      Duration duration) {
+    if (!listeners.isEmpty()) {
+      each("attemptEnded", l -> l.attemptEnded(op.info(), attempt, status, failure, d, duration));
+    }
+  }
+
+  void retryScheduled(OperationContext op, int next, Duration delay, boolean fromRetryAfter) {
+    if (!listeners.isEmpty()) {
+      each("retryScheduled", l -> l.retryScheduled(op.info(), next, delay, fromRetryAfter));
+    }
+  }
+
+  void retryBudgetRefused(OperationContext op, int attempt) {
+    if (!listeners.isEmpty()) {
+      each("retryBudgetRefused", l -> l.retryBudgetRefused(op.info(), attempt));
+    }
+  }
+
+  void circuitBreakerRejected(OperationContext op, String name, int attempt) {
+    if (!listeners.isEmpty()) {
+      each("circuitBreakerRejected", l -> l.circuitBreakerRejected(op.info(), name, attempt));
+    }
+  }
+
+  void bulkheadRejected(OperationContext op, int attempt) {
+    if (!listeners.isEmpty()) {
+      each("bulkheadRejected", l -> l.bulkheadRejected(op.info(), attempt));
+    }
+  }
+
+  void replayDetected(OperationContext op, int attempt) {
+    if (!listeners.isEmpty()) {
+      each("replayDetected", l -> l.replayDetected(op.info(), attempt));
+    }
+  }
+
+  void inProgress(OperationContext op, int attempt) {
+    if (!listeners.isEmpty()) {
+      each("inProgress", l -> l.inProgress(op.info(), attempt));
+    }
+  }
+
+  void operationEnded(OperationContext op, OperationResult result) {
+    if (!listeners.isEmpty()) {
+      each("operationEnded", l -> l.operationEnded(op.info(), result));
+    }
+  }
+}

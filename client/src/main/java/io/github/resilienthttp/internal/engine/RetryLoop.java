@@ -1,0 +1,507 @@
+package io.github.resilienthttp.internal.engine;
+
+import io.github.resilienthttp.AttemptOutcome;
+import io.github.resilienthttp.BulkheadFullException;
+import io.github.resilienthttp.CircuitBreakerOpenException;
+import io.github.resilienthttp.DeadlineExceededException;
+import io.github.resilienthttp.Decision;
+import io.github.resilienthttp.OperationFailure;
+import io.github.resilienthttp.OperationInterruptedException;
+import io.github.resilienthttp.OperationResult;
+import io.github.resilienthttp.OutcomeUnknownException;
+import io.github.resilienthttp.ResilientHttpClient;
+import io.github.resilienthttp.ResilientHttpException;
+import io.github.resilienthttp.ResponseClassifier;
+import io.github.resilienthttp.RetriesExhaustedException;
+import io.github.resilienthttp.RetryBudgetExhaustedException;
+import io.github.resilienthttp.RetryPolicy;
+import io.github.resilienthttp.internal.guard.BulkheadGate;
+import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
+import io.github.resilienthttp.internal.okhttp.RetryInterceptor;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The retry decisions of one operation, independent of how attempts are sent and waits are made: the
+ * blocking {@link RetryInterceptor} and the non-blocking {@link AsyncDriver} drive the same loop,
+ * so {@code execute()} and {@code executeAsync()} have the same semantics.
+ *
+ * <p>Per attempt, in order (as in .NET's standard resilience handler: total deadline, retry with
+ * budget, circuit breaker, attempt timeout): {@link #beforeAttempt()} (interrupt, deadline, breaker
+ * permission), the driver's bulkhead permit, {@link #startAttempt(long)}, the driver sends,
+ * {@link #afterAttempt} (classification, breaker record, listeners, and the decision: return, throw,
+ * or retry after a delay whose budget token is already taken), and the driver waits.
+ *
+ * <p>Not thread-safe: one driver calls it, one step at a time (the async driver's steps may run on
+ * different threads, one after the other). Not API.
+ */
+public final class RetryLoop {
+  private static final Logger log = LoggerFactory.getLogger(RetryLoop.class);
+  /**
+   * The deadline's floor: the least time an attempt needs. Less than this left, and the deadline is
+   * taken as passed, everywhere: before an attempt, after a failed one (a timeout that fired just
+   * before the deadline is the deadline's doing), and for the wait before a retry.
+   */
+  static final long MIN_ATTEMPT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+  final OperationContext op;
+  public final ClientRuntime client;
+  private final Request request;
+  private final boolean oneShot;
+  private final TargetCircuitBreakers.Target target;
+  private IOException lastFailure;
+  private int lastStatus = -1;
+  /**
+   * Whether any attempt so far may have been processed by the server (not only the last one): its
+   * outcome was unknown. An answer such as 503 or 429 says the server did not process it.
+   */
+  private boolean anyMayHaveBeenProcessed;
+
+  private int attempt;
+  /** After {@link #afterAttempt} returned {@code null}: the wait before the next attempt. */
+  private Duration retryDelay;
+  private long attemptStart;
+  /** The permits of the attempt being set up or in flight; released by the drivers' finally. */
+  private AttemptPermits permits;
+  /** A budget token was taken for a retry that has not started yet: refunded if it never does. */
+  private boolean retryTokenHeld;
+
+  public RetryLoop(OperationContext op, Request request) {
+    this.op = op;
+    this.client = op.client;
+    this.request = request;
+    RequestBody body = request.body();
+    this.oneShot = body != null && body.isOneShot();
+    this.target = client.circuitBreakers() == null
+        ? null : client.circuitBreakers().forUrl(request.url());
+  }
+
+  /**
+   * Checks that need no waiting, and takes the breaker's permission.
+   *
+   * @return the time left before the deadline, in nanoseconds
+   */
+  long beforeAttempt() throws IOException {
+    if (op.isCanceled()) {
+      throw canceled(lastFailure);
+    }
+    if (Thread.currentThread().isInterrupted()) {
+      throw interrupted();
+    }
+    long remaining = op.remainingNanos();
+    if (remaining < MIN_ATTEMPT_NANOS) {
+      throw deadlineExceeded("deadline passed before the next attempt", lastFailure);
+    }
+    int next = op.attempts() + 1;
+    if (next == 1) {
+      client.listeners().operationStarted(op);
+    }
+    permits = new AttemptPermits(target, client.bulkheadGate());
+    if (!permits.tryAcquireBreaker()) {
+      client.listeners().circuitBreakerRejected(op, target.breaker().getName(), next);
+      throw unknownIfAnyOutcomeUnknown(new CircuitBreakerOpenException(op.key(), op.keySent,
+          next - 1, target.breaker().getName(), target.waitLeft(),
+          lastFailure != null ? lastFailure : lastStatusNote(lastStatus)));
+    }
+    return remaining;
+  }
+
+  /** Throws the cancel when the operation was cancelled (after a wait, before sending). */
+  void checkNotCanceled() throws IOException {
+    if (op.isCanceled()) {
+      throw canceled(lastFailure);
+    }
+  }
+
+  /** The permits of the attempt being set up or in flight. */
+  AttemptPermits permits() {
+    return permits;
+  }
+
+  /**
+   * Gives back the current attempt's permits, whatever is still held. Drivers call it in
+   * {@code finally} around every attempt and on every way out: it is idempotent.
+   */
+  void releasePermits() {
+    AttemptPermits p = permits;
+    if (p != null) {
+      p.releaseAll();
+    }
+  }
+
+  /**
+   * The bulkhead had no permit in time: fail. When the wait was cut short by the deadline (not by
+   * the bulkhead's own maximum wait), the operation failed because of its deadline:
+   * {@link DeadlineExceededException}, caused by the bulkhead's refusal. When it was cut short by
+   * a cancel, the operation was cancelled.
+   */
+  IOException bulkheadRejected(long waitedNanos, boolean cutByDeadline) {
+    if (op.isCanceled()) {
+      return canceled(lastFailure);
+    }
+    int next = op.attempts() + 1;
+    client.listeners().bulkheadRejected(op, next);
+    BulkheadFullException full = new BulkheadFullException(op.key(), op.keySent, next - 1,
+        client.bulkheadGate().bulkhead().getName(), BulkheadGate.toDuration(waitedNanos),
+        lastFailure);
+    if (cutByDeadline) {
+      return deadlineExceeded("deadline passed while waiting for a bulkhead permit", full);
+    }
+    return unknownIfAnyOutcomeUnknown(full);
+  }
+
+  /** How long an attempt may wait for a bulkhead permit: stops at the deadline's floor. */
+  static long bulkheadWaitNanos(long remainingNanos) {
+    return Math.max(0, remainingNanos - MIN_ATTEMPT_NANOS);
+  }
+
+  /**
+   * Interrupted while waiting for a permit or a retry: the interrupt flag stays set. When an earlier
+   * attempt may have reached the server, the caller gets {@link OutcomeUnknownException} (reason
+   * {@code interrupted}, the interrupt attached as suppressed), so that nobody retries with a new
+   * key what may already have been done.
+   */
+  IOException interrupted() {
+    OperationInterruptedException e =
+        new OperationInterruptedException(op.key(), op.keySent, op.attempts(), lastFailure);
+    return anyMayHaveBeenProcessed ? unknownAfter(e, "interrupted", lastFailure) : e;
+  }
+
+  /**
+   * Starts an attempt.
+   *
+   * @return the request to send; the network layer finds the attempt's state through the
+   *     operation's context tag ({@link OperationContext#startAttempt})
+   */
+  Request startAttempt(long remainingNanos) {
+    retryTokenHeld = false; // the retry it paid for happens now
+    attempt = op.startAttempt(remainingNanos);
+    if (attempt == 1) {
+      // Only attempts that are really sent fund the budget: rejected operations are not traffic.
+      client.retryBudget().onFirstAttempt();
+    }
+    client.listeners().attemptStarted(op, attempt);
+    // The clock reading that gave remainingNanos (one nanoTime call fewer per attempt).
+    attemptStart = op.deadlineNanos - remainingNanos;
+    permits.startClock();
+    return request;
+  }
+
+  /**
+   * Ends the attempt that {@link #startAttempt} began and decides what comes next. Whatever it
+   * throws (user code included: classifier, listener, backoff, budget), a response that is not
+   * returned is closed here.
+   *
+   * @param response the attempt's response, or {@code null}
+   * @param failure the attempt's exception, or {@code null}
+   * @param callCanceled whether the attempt's call was canceled (by the user or at the deadline)
+   * @return the response to return, or {@code null} to retry after {@link #retryDelay()} (its
+   *     budget token already taken)
+   * @throws IOException when the operation ends with a failure
+   */
+  Response afterAttempt(Response response, IOException failure, boolean callCanceled)
+      throws IOException {
+    Response result = null;
+    try {
+      result = endAttempt(response, failure, callCanceled);
+      return result;
+    } finally {
+      if (result == null) {
+        closeQuietly(response);
+      }
+      releasePermits();
+    }
+  }
+
+  private Response endAttempt(Response response, IOException failure, boolean callCanceled)
+      throws IOException {
+    if (callCanceled || op.isCanceled()) {
+      if (op.realDeadlinePassed() || op.remainingNanos() < MIN_ATTEMPT_NANOS) {
+        recordFailure(failure);
+        throw deadlineExceeded("deadline passed during attempt " + attempt, failure);
+      }
+      throw canceled(failure);
+    }
+    if (failure != null && op.remainingNanos() < MIN_ATTEMPT_NANOS) {
+      recordFailure(failure);
+      throw deadlineExceeded("deadline passed during attempt " + attempt, failure);
+    }
+
+    AttemptOutcome outcome = AttemptOutcome.of(request, response, failure, attempt,
+        op.attemptMayHaveReachedServer(), op.idempotent, op.keySent, op, client.timeSource());
+    Decision decision = classify(client.classifier(), outcome);
+    if (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT) {
+      anyMayHaveBeenProcessed = true;
+    }
+    record(decision, response, failure);
+    report(decision, response, failure);
+    return decide(decision, response, failure);
+  }
+
+  /**
+   * The wait before the next attempt, after {@link #afterAttempt} returned {@code null}.
+   *
+   * @return the wait before the next attempt
+   */
+  Duration retryDelay() {
+    return retryDelay;
+  }
+
+  private Response decide(Decision decision, Response response, IOException failure)
+      throws IOException {
+    RetryPolicy policy = client.retryPolicy();
+    op.lastReason = decision.reason();
+    boolean retryable = decision.kind() == Decision.Kind.RETRY
+        || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && op.idempotent);
+    op.lastSuccess = decision.kind() == Decision.Kind.SUCCESS;
+    op.lastRetryable = retryable;
+    RetryRule.Verdict verdict = RetryRule.afterAttempt(decision, attempt, policy.maxAttempts(),
+        op.idempotent, oneShot && op.attemptMayHaveReachedServer());
+    // A cancel (a listener may have called it from attemptEnded) or an interrupt stops the
+    // operation before any retry is scheduled or paid for; a final answer is still returned.
+    boolean interrupted = Thread.currentThread().isInterrupted();
+    if (verdict == null && (op.isCanceled() || interrupted)) {
+      lastFailure = failure;
+      lastStatus = response != null ? response.code() : -1;
+      throw op.isCanceled() ? canceled(failure) : interrupted();
+    }
+    if (verdict == null) {
+      Duration delay = policy.backoff().delay(attempt, client.random());
+      if (delay == null || delay.isNegative()) {
+        throw new IllegalStateException("backoff " + policy.backoff() + " returned " + delay
+            + " for retry " + attempt + "; a backoff must return a duration >= 0");
+      }
+      verdict = RetryRule.retry(decision, delay, policy.maxRetryAfter(), op.remainingNanos(),
+          MIN_ATTEMPT_NANOS, target != null && isOpen(target.breaker()));
+    }
+    switch (verdict.kind()) {
+      case RETURN:
+        return response;
+      case FAIL:
+        if (response != null) {
+          return response;
+        }
+        throw new ResilientHttpException("permanent failure: " + failure, op.key(), op.keySent,
+            attempt, decision.reason(), failure);
+      case OUTCOME_UNKNOWN:
+        throw outcomeUnknown(verdict.reason(), verdict.message(), response, failure);
+      case GIVE_UP:
+        return giveUp(decision, verdict.reason(), verdict.message(), response, failure);
+      case DEADLINE:
+        op.lastReason = "deadline";
+        if (response != null) {
+          return response;
+        }
+        throw deadlineExceeded(verdict.message(), failure);
+      case BREAKER_OPEN:
+        // The breaker opened during this attempt: stop now rather than wait for a rejection.
+        client.listeners().circuitBreakerRejected(op, target.breaker().getName(), attempt + 1);
+        op.lastReason = "circuit-breaker-open";
+        if (response != null) {
+          return response;
+        }
+        throw unknownIfAnyOutcomeUnknown(new CircuitBreakerOpenException(op.key(), op.keySent,
+            attempt, target.breaker().getName(), target.waitLeft(), failure));
+      default: // RETRY
+        break;
+    }
+    // The token is taken before the wait, so operations waiting in backoff cannot overshoot.
+    if (!client.retryBudget().tryAcquireRetry()) {
+      client.listeners().retryBudgetRefused(op, attempt);
+      op.lastReason = RetryBudgetExhaustedException.REASON;
+      if (response != null) {
+        return response;
+      }
+      throw unknownIfAnyOutcomeUnknown(new RetryBudgetExhaustedException(
+          "retry budget exhausted; not retrying after " + decision, op.key(), op.keySent, attempt,
+          RetryBudgetExhaustedException.REASON, failure));
+    }
+    retryTokenHeld = true;
+    lastStatus = response != null ? response.code() : -1;
+    lastFailure = failure;
+    client.listeners().retryScheduled(op, attempt + 1, verdict.delay(), verdict.fromRetryAfter());
+    retryDelay = verdict.delay();
+    return null;
+  }
+
+  private void report(Decision decision, Response response, IOException failure) {
+    if (client.listeners().isEmpty() && !log.isDebugEnabled()) {
+      return;
+    }
+    Duration duration = Duration.ofNanos(client.timeSource().nanoTime() - attemptStart);
+    int status = response != null ? response.code() : -1;
+    client.listeners().attemptEnded(op, attempt, status, failure, decision, duration);
+    if (response != null) {
+      if (op.keySent && status == 409 && decision.isRetryable()) {
+        client.listeners().inProgress(op, attempt);
+      }
+      String replayed = response.header(client.replayHeader());
+      if (replayed != null && replayed.trim().equalsIgnoreCase("true")) {
+        client.listeners().replayDetected(op, attempt);
+      }
+    }
+    if (log.isDebugEnabled()) {
+      log.debug("{} {} key={}… attempt {}/{} ({}): {} -> {} in {} ms", request.method(),
+          request.url().host(), op.info().shortKey(), attempt, client.retryPolicy().maxAttempts(),
+          attempt == 1 ? "first" : "retry", status > 0 ? "status " + status : String.valueOf(failure),
+          decision, duration.toMillis());
+    }
+  }
+
+  /**
+   * The classifier's decision is the single source of truth for the breaker: retryable and
+   * outcome-unknown attempts are failures; successes and permanent answers (the server is healthy)
+   * are successes; a permanent exception is a failure.
+   */
+  private void record(Decision decision, Response response, IOException failure) {
+    boolean healthy = decision.kind() == Decision.Kind.SUCCESS
+        || (decision.kind() == Decision.Kind.FAIL && response != null);
+    permits.record(healthy, healthy ? null
+        : failure != null ? failure : new RetryableStatus(response.code(), decision.reason()));
+  }
+
+  private void recordFailure(IOException failure) {
+    permits.record(false, failure != null ? failure : new RetryableStatus(-1, "deadline"));
+  }
+
+  private static boolean isOpen(CircuitBreaker breaker) {
+    CircuitBreaker.State s = breaker.getState();
+    return s == CircuitBreaker.State.OPEN || s == CircuitBreaker.State.FORCED_OPEN;
+  }
+
+  private static Decision classify(ResponseClassifier classifier, AttemptOutcome outcome) {
+    Decision d = classifier.classify(outcome);
+    if (d == null) {
+      throw new IllegalStateException("classifier " + classifier + " returned null for " + outcome);
+    }
+    if (d.kind() == Decision.Kind.DEFER) {
+      d = ResponseClassifier.defaults().classify(outcome);
+    }
+    if (d.kind() == Decision.Kind.SUCCESS && outcome.exception().isPresent()) {
+      // An exception has no response to return: a "success" here can only be a classifier bug.
+      return Decision.fail("success-without-response");
+    }
+    return d;
+  }
+
+  /** Reports the end of the operation to listeners and the log. */
+  void ended(Response response, Throwable failure) {
+    op.end();
+    if (retryTokenHeld) {
+      // Paid for a retry that never started (cancel, interrupt, deadline, breaker, bulkhead).
+      retryTokenHeld = false;
+      client.retryBudget().refundRetry();
+    }
+    String reason = failure instanceof OperationFailure f ? f.reason()
+        : failure != null ? "failed" : op.lastReason;
+    OperationResult.Outcome outcome =
+        OperationResult.Outcome.of(response != null && op.lastSuccess, response != null, failure);
+    boolean quiet = outcome == OperationResult.Outcome.SUCCESS
+        || (outcome == OperationResult.Outcome.FAILED_RESPONSE && !op.lastRetryable);
+    if (quiet && client.listeners().isEmpty() && !log.isDebugEnabled()) {
+      return;
+    }
+    OperationResult result = new OperationResult(outcome, op.attempts(), op.networkRequests(),
+        Duration.ofNanos(op.elapsedNanos()), response != null ? response.code() : -1, failure,
+        reason);
+    if (failure instanceof OutcomeUnknownException || failure instanceof DeadlineExceededException) {
+      log.warn("{} gave up: {}", op.info(), result);
+    } else if (failure != null
+        || (outcome == OperationResult.Outcome.FAILED_RESPONSE && op.lastRetryable)) {
+      log.info("{} gave up: {}", op.info(), result);
+    } else if (log.isDebugEnabled()) {
+      log.debug("{} ended: {}", op.info(), result);
+    }
+    client.listeners().operationEnded(op, result);
+  }
+
+  /** Ends a retryable operation that may not retry: returns the last response or throws. */
+  private Response giveUp(Decision decision, String why, String message, Response response,
+      IOException failure) throws IOException {
+    op.lastReason = why;
+    if (response != null) {
+      return response;
+    }
+    if (anyMayHaveBeenProcessed) {
+      throw outcomeUnknown(why, message + "; last: " + decision, null, failure);
+    }
+    throw new RetriesExhaustedException(message + "; last: " + decision, op.key(), op.keySent,
+        attempt, why, failure);
+  }
+
+  private OutcomeUnknownException outcomeUnknown(String reason, String message, Response response,
+      IOException failure) {
+    int status = response == null ? -1 : response.code();
+    return new OutcomeUnknownException(
+        "outcome unknown" + (status > 0 ? " (status " + status + ")" : "") + ": " + message,
+        op.key(), op.keySent, attempt, reason, status, failure);
+  }
+
+  /**
+   * A rejection (breaker, budget, bulkhead) after an attempt whose outcome was unknown does not mean
+   * "nothing happened": the operation's outcome is unknown. The caller then gets
+   * {@link OutcomeUnknownException} with the rejection's reason, the rejection attached as
+   * suppressed, so that nobody retries with a new key what may already have been done.
+   */
+  private IOException unknownIfAnyOutcomeUnknown(ResilientHttpException rejection) {
+    if (!anyMayHaveBeenProcessed) {
+      return rejection;
+    }
+    Throwable cause = rejection.getCause() instanceof IOException ? rejection.getCause() : lastFailure;
+    return unknownAfter(rejection, rejection.reason(), cause);
+  }
+
+  private OutcomeUnknownException unknownAfter(Throwable stop, String reason, Throwable cause) {
+    OutcomeUnknownException unknown = new OutcomeUnknownException("outcome unknown: an earlier"
+        + " attempt may have reached the server, and then " + reason + " stopped the"
+        + " operation; query the server or resume with the same key", op.key(), op.keySent,
+        op.attempts(), reason, lastStatus, cause);
+    unknown.addSuppressed(stop);
+    return unknown;
+  }
+
+  DeadlineExceededException deadlineExceeded(String message, IOException cause) {
+    return new DeadlineExceededException(
+        message + " (deadline " + TimeUnit.NANOSECONDS.toMillis(op.deadlineDurationNanos) + " ms)",
+        op.key(), op.keySent, op.attempts(), "deadline", cause);
+  }
+
+  private ResilientHttpException canceled(IOException cause) {
+    return new ResilientHttpException("operation canceled", op.key(), op.keySent, op.attempts(),
+        "canceled", cause);
+  }
+
+  private static IOException lastStatusNote(int lastStatus) {
+    return lastStatus > 0 ? new RetryableStatus(lastStatus, "previous-attempt") : null;
+  }
+
+  static void closeQuietly(Response response) {
+    if (response != null) {
+      response.close();
+    }
+  }
+
+  /**
+   * Stands for a retryable or outcome-unknown HTTP answer where an exception is needed: as the
+   * failure recorded in the circuit breaker. Stackless: it is data, not a bug report.
+   */
+  static final class RetryableStatus extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    RetryableStatus(int status, String reason) {
+      super("status " + status + " (" + reason + ")", null);
+    }
+
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+      return this;
+    }
+  }
+}

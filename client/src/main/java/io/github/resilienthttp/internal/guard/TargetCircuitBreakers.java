@@ -1,0 +1,165 @@
+package io.github.resilienthttp.internal.guard;
+
+import io.github.resilienthttp.internal.engine.DurationMath;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import okhttp3.HttpUrl;
+
+/**
+ * Finds the resilience4j {@link CircuitBreaker} for a request: one per target
+ * ({@code scheme://host:port}) from a registry, or a single breaker for everything. Not API.
+ *
+ * <p>The number of targets is bounded: at most {@link #MAX_TARGETS} breakers are kept. A new target
+ * beyond that evicts the least recently used one, from this map and from the registry, so a client
+ * that calls many hosts (one per tenant, say) does not keep a breaker for each for ever. An evicted
+ * target that comes back starts with a new, closed breaker: its failure history is forgotten, which
+ * is what "idle" should mean for a breaker.
+ *
+ * <p>It also remembers when the SDK saw each breaker open, to tell callers how long it stays open.
+ * It deliberately registers no event consumer on the breakers: resilience4j builds an event object
+ * (with a timestamp) for every recorded call as soon as any consumer exists, which would cost every
+ * attempt a few hundred bytes.
+ */
+public final class TargetCircuitBreakers {
+  /** The most per-target breakers kept (see the class comment). */
+  static final int MAX_TARGETS = 1024;
+
+  private final CircuitBreakerRegistry registry;
+  private final int maxTargets;
+  private final Target single;
+  private final Map<String, Target> byTarget = new ConcurrentHashMap<>();
+  /** Most clients call one target: remembering the last one avoids building its name each time. */
+  private volatile Target last;
+
+  /** A breaker and what the SDK saw of it. */
+  public static final class Target {
+    private final CircuitBreaker breaker;
+    private final String scheme;
+    private final String host;
+    private final int port;
+    private volatile CircuitBreaker.State lastSeen = CircuitBreaker.State.CLOSED;
+    /** When an operation last asked for this target (System.nanoTime), for eviction. */
+    private volatile long lastUsedNanos = System.nanoTime();
+    private volatile long openedAtMillis = -1;
+
+    Target(CircuitBreaker breaker, String scheme, String host, int port) {
+      this.breaker = breaker;
+      this.scheme = scheme;
+      this.host = host;
+      this.port = port;
+    }
+
+    /** The target's breaker. */
+    public CircuitBreaker breaker() {
+      return breaker;
+    }
+
+    boolean matches(HttpUrl url) {
+      return port == url.port() && host.equals(url.host()) && scheme.equals(url.scheme());
+    }
+
+    /** Notes the breaker's state after the SDK recorded a call or was rejected. */
+    public void observe() {
+      CircuitBreaker.State now = breaker.getState();
+      boolean open = now == CircuitBreaker.State.OPEN || now == CircuitBreaker.State.FORCED_OPEN;
+      if (open && (lastSeen != now || openedAtMillis < 0)) {
+        openedAtMillis = System.currentTimeMillis();
+      }
+      lastSeen = now;
+    }
+
+    /**
+     * Estimated time until an open breaker lets a probe through: its configured wait, counted from
+     * when the SDK first saw it open (the full wait when it opened unseen, e.g. by another client).
+     */
+    public Duration waitLeft() {
+      observe();
+      Long waitMillis = breaker.getCircuitBreakerConfig().getWaitIntervalFunctionInOpenState().apply(1);
+      long wait = waitMillis == null ? 0 : waitMillis;
+      long left = openedAtMillis < 0 ? wait
+          : DurationMath.saturatedAdd(openedAtMillis, wait) - System.currentTimeMillis();
+      return Duration.ofMillis(Math.max(0, left));
+    }
+  }
+
+  private TargetCircuitBreakers(CircuitBreakerRegistry registry, CircuitBreaker single,
+      int maxTargets) {
+    this.registry = registry;
+    this.maxTargets = maxTargets;
+    this.single = single == null ? null : new Target(single, "", "", -1);
+  }
+
+  public static TargetCircuitBreakers perTarget(CircuitBreakerRegistry registry) {
+    return perTarget(registry, MAX_TARGETS);
+  }
+
+  public static TargetCircuitBreakers perTarget(CircuitBreakerRegistry registry, int maxTargets) {
+    return new TargetCircuitBreakers(registry, null, maxTargets);
+  }
+
+  public static TargetCircuitBreakers single(CircuitBreaker breaker) {
+    return new TargetCircuitBreakers(null, breaker, 1);
+  }
+
+  /** The breaker name for a URL: {@code scheme://host:port}. */
+  static String targetName(HttpUrl url) {
+    return url.scheme() + "://" + url.host() + ":" + url.port();
+  }
+
+  public Target forUrl(HttpUrl url) {
+    if (single != null) {
+      return single;
+    }
+    Target t = last;
+    if (t != null && t.matches(url)) {
+      return t;
+    }
+    String name = targetName(url);
+    t = byTarget.get(name);
+    if (t == null) {
+      t = byTarget.computeIfAbsent(name,
+          n -> new Target(registry.circuitBreaker(n), url.scheme(), url.host(), url.port()));
+      if (byTarget.size() > maxTargets) {
+        evictLeastRecentlyUsed(t);
+      }
+    }
+    t.lastUsedNanos = System.nanoTime();
+    last = t;
+    return t;
+  }
+
+  /**
+   * Evicts targets, least recently used first, until the bound holds again; never {@code keep}.
+   * Runs only when a new target pushes the map over its bound: O(targets), on that path alone.
+   */
+  private synchronized void evictLeastRecentlyUsed(Target keep) {
+    while (byTarget.size() > maxTargets) {
+      Map.Entry<String, Target> oldest = null;
+      for (Map.Entry<String, Target> e : byTarget.entrySet()) {
+        Target candidate = e.getValue();
+        if (candidate != keep && (oldest == null
+            || candidate.lastUsedNanos - oldest.getValue().lastUsedNanos < 0)) {
+          oldest = e;
+        }
+      }
+      if (oldest == null) {
+        return;
+      }
+      if (byTarget.remove(oldest.getKey(), oldest.getValue())) {
+        registry.remove(oldest.getKey());
+      }
+    }
+  }
+
+  /**
+   * How many per-target breakers are kept now.
+   *
+   * @return the number of targets (for tests)
+   */
+  int size() {
+    return byTarget.size();
+  }
+}

@@ -1,0 +1,74 @@
+package io.github.resilienthttp.internal.okhttp;
+
+import io.github.resilienthttp.internal.engine.OperationContext;
+import java.io.IOException;
+import okhttp3.Interceptor;
+import okhttp3.Response;
+
+/**
+ * A network interceptor that sees every request OkHttp is about to write on a connection, including
+ * OkHttp's own follow-ups (redirects, authentication). It records that the attempt may have reached
+ * the server (so a failure before this point is known to be "not sent") and counts network requests
+ * per operation, so the SDK's report equals what the server saw. Not API.
+ *
+ * <p>It also stops the one silent repeat that {@code retryOnConnectionFailure(false)} does not stop:
+ * OkHttp 5 re-sends a request at once, by itself, when the answer is {@code 503} with
+ * {@code Retry-After: 0}. That repeat would be an attempt the SDK neither counts nor bounds, so for
+ * operations run by the SDK this interceptor removes a zero {@code Retry-After} from 503 answers. The
+ * SDK's own loop then retries after its backoff (a zero {@code Retry-After} never shortens it).
+ */
+public final class NetworkAttemptTracker implements Interceptor {
+  @Override
+  public Response intercept(Chain chain) throws IOException {
+    OperationContext op = chain.call().tag(OperationContext.TAG);
+    if (op == null || op.attempts() == 0) {
+      // Not an SDK attempt: a pass-through call.
+      return chain.proceed(chain.request());
+    }
+    op.networkRequestStarted();
+    Response response = chain.proceed(chain.request());
+    int code = response.code();
+    if (code != 503 && code != 408) {
+      return response;
+    }
+    String retryAfter = response.header("Retry-After");
+    if (isZero(retryAfter)) {
+      return response.newBuilder().removeHeader("Retry-After").build();
+    }
+    if (isDigitsBeyondInt(retryAfter)) {
+      // OkHttp parses an all-digit Retry-After of a 503 or 408 with Integer.valueOf, which throws
+      // NumberFormatException past Integer.MAX_VALUE. Any such value means "not for 68 years" to
+      // the SDK too (far above maxRetryAfter), so clamp it rather than let OkHttp crash.
+      return response.newBuilder()
+          .header("Retry-After", String.valueOf(Integer.MAX_VALUE)).build();
+    }
+    return response;
+  }
+
+  private static boolean isDigitsBeyondInt(String value) {
+    if (value == null || value.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < value.length(); i++) {
+      if (value.charAt(i) < '0' || value.charAt(i) > '9') {
+        return false;
+      }
+    }
+    String digits = value.replaceFirst("^0+(?=.)", "");
+    return digits.length() > 10
+        || (digits.length() == 10 && digits.compareTo(String.valueOf(Integer.MAX_VALUE)) > 0);
+  }
+
+  /** "0", "00", ...: OkHttp would repeat the request at once. */
+  private static boolean isZero(String retryAfter) {
+    if (retryAfter == null || retryAfter.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < retryAfter.length(); i++) {
+      if (retryAfter.charAt(i) != '0') {
+        return false;
+      }
+    }
+    return true;
+  }
+}
