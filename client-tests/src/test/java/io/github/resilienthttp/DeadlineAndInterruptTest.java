@@ -1,10 +1,10 @@
 package io.github.resilienthttp;
 
-import io.github.resilienthttp.internal.deadline.DeadlineWatchdog;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.github.resilienthttp.internal.deadline.DeadlineWatchdog;
 import io.github.resilienthttp.testkit.FakeTimeSource;
 import java.io.IOException;
 import java.io.InterruptedIOException;

@@ -4,8 +4,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
-import java.util.function.Supplier;
 import java.util.Optional;
+import java.util.function.Supplier;
 import okhttp3.Request;
 import okhttp3.Response;
 

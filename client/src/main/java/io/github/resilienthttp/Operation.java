@@ -1,8 +1,9 @@
 package io.github.resilienthttp;
 
-import io.github.resilienthttp.internal.engine.ClientRuntime;
 import io.github.resilienthttp.internal.engine.AsyncDriver;
+import io.github.resilienthttp.internal.engine.Attempt;
 import io.github.resilienthttp.internal.engine.BlockingDriver;
+import io.github.resilienthttp.internal.engine.ClientRuntime;
 import io.github.resilienthttp.internal.engine.OperationContext;
 import io.github.resilienthttp.internal.engine.RetryLoop;
 import java.io.IOException;
@@ -205,9 +206,9 @@ public final class Operation {
       private Call last;
 
       @Override
-      public Response send(Request attempt, long remainingNanos) throws IOException {
-        // Each attempt is its own OkHttp call, carrying the operation as a call tag.
-        Call call = op.newAttemptCall(attempt, remainingNanos);
+      public Response send(Attempt attempt, Request request) throws IOException {
+        // Each attempt is its own OkHttp call, carrying the attempt as a call tag.
+        Call call = op.newAttemptCall(attempt, request);
         last = call;
         syncCall = call;
         if (op.isCanceled()) {

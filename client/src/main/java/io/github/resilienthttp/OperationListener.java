@@ -33,6 +33,20 @@ public interface OperationListener {
   default void attemptStarted(OperationInfo operation, int attempt) {}
 
   /**
+   * An attempt is about to be sent, with why: a first attempt, a retry, or a hedge. The default
+   * calls {@link #attemptStarted(OperationInfo, int)}, so listeners written before hedging keep
+   * working; override this one to tell the kinds apart. Called instead of, not besides, the
+   * two-argument method.
+   *
+   * @param operation the operation
+   * @param attempt the attempt's number, from 1 (hedges are numbered in the order they start)
+   * @param kind why it is sent
+   */
+  default void attemptStarted(OperationInfo operation, int attempt, AttemptKind kind) {
+    attemptStarted(operation, attempt);
+  }
+
+  /**
    * An attempt ended and was classified.
    *
    * @param statusCode the response's status, or -1 when the attempt failed with {@code failure}

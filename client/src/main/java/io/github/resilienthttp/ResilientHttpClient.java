@@ -1,12 +1,12 @@
 package io.github.resilienthttp;
 
-import io.github.resilienthttp.internal.engine.ClientRuntime;
-import io.github.resilienthttp.internal.guard.BulkheadGate;
-import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilienthttp.internal.engine.ClientRuntime;
+import io.github.resilienthttp.internal.guard.BulkheadGate;
+import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -1,5 +1,6 @@
 package io.github.resilienthttp;
 
+import io.github.resilienthttp.internal.engine.Attempt;
 import io.github.resilienthttp.internal.engine.DefaultResponseClassifier;
 import java.util.Objects;
 

@@ -1,13 +1,13 @@
 package io.github.resilienthttp;
 
-import io.github.resilienthttp.internal.deadline.DeadlineWatchdog;
-import io.github.resilienthttp.Operation;
-import io.github.resilienthttp.ResilientHttpClient;
-import io.github.resilienthttp.internal.engine.OperationContext;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.github.resilienthttp.internal.deadline.DeadlineWatchdog;
+import io.github.resilienthttp.internal.engine.Attempt;
+import io.github.resilienthttp.internal.engine.AttemptPermits;
+import io.github.resilienthttp.internal.engine.OperationContext;
 import java.io.IOException;
 import java.time.Duration;
 import okhttp3.Call;
@@ -27,11 +27,17 @@ class DeadlineWatchdogTest {
 
   private Call watch(Duration deadline) {
     OperationContext op = OperationContext.create(client.runtime(), request, null, false, deadline, false);
-    return op.newAttemptCall(request, Long.MAX_VALUE); // tagged and watched, as for an attempt
+    return newAttemptCall(op, Long.MAX_VALUE); // tagged and watched, as for an attempt
+  }
+
+  private Call newAttemptCall(OperationContext op, long remainingNanos) {
+    Attempt attempt = op.startAttempt(AttemptKind.FIRST, remainingNanos,
+        new AttemptPermits(null, null));
+    return op.newAttemptCall(attempt, request);
   }
 
   private static OperationContext op(Call call) {
-    return call.tag(OperationContext.class);
+    return OperationContext.of(call);
   }
 
   @Test
@@ -107,7 +113,7 @@ class DeadlineWatchdogTest {
     Call first = watch(Duration.ofMillis(50));
     await().atMost(Duration.ofSeconds(5)).until(first::isCanceled);
     assertThat(watchdog.watchedCount()).isZero();
-    Call second = op(first).newAttemptCall(request, 1);
+    Call second = newAttemptCall(op(first), 1);
     await().atMost(Duration.ofSeconds(5)).until(second::isCanceled);
     assertThat(watchdog.watchedCount()).isZero();
   }

@@ -1,19 +1,17 @@
 package io.github.resilienthttp.bench;
 
-import io.github.resilienthttp.CircuitBreakerOpenException;
-import io.github.resilienthttp.RetryPolicy;
 import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeExecutor;
 import dev.failsafe.Timeout;
 import dev.failsafe.okhttp.FailsafeCall;
-import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.core.functions.CheckedSupplier;
 import io.github.resilience4j.retry.Retry;
-import io.github.resilience4j.retry.RetryConfig;
 import io.github.resilience4j.timelimiter.TimeLimiter;
 import io.github.resilience4j.timelimiter.TimeLimiterConfig;
+import io.github.resilienthttp.CircuitBreakerOpenException;
 import io.github.resilienthttp.Operation;
 import io.github.resilienthttp.ResilientHttpClient;
+import io.github.resilienthttp.RetryPolicy;
 import io.github.resilienthttp.testkit.FaultMix;
 import io.github.resilienthttp.testkit.IdempotentTestServer;
 import io.github.resilienthttp.testkit.RecoveryTime;

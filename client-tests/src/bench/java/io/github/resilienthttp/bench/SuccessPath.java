@@ -1,6 +1,5 @@
 package io.github.resilienthttp.bench;
 
-import io.github.resilienthttp.RetryPolicy;
 import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeExecutor;
 import dev.failsafe.okhttp.FailsafeCall;
@@ -8,6 +7,7 @@ import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import io.github.resilienthttp.ResilientHttpClient;
+import io.github.resilienthttp.RetryPolicy;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.UUID;

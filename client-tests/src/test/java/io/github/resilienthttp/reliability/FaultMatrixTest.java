@@ -1,11 +1,8 @@
 package io.github.resilienthttp.reliability;
 
-import io.github.resilienthttp.internal.engine.RetryLoop;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.CONNECT_REFUSED;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.DROP_BEFORE_PROCESSING;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.RESPONSE_LOST;
-import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.SLOW_BODY;
-import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.SLOW_HEADERS;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.S409_IN_PROGRESS;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.S422_MISMATCH;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.S429_DATE;
@@ -19,6 +16,8 @@ import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.S503
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.S503_MALFORMED;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.S503_SECONDS;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.S504;
+import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.SLOW_BODY;
+import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.SLOW_HEADERS;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.OpKind.GET;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.OpKind.POST_KEY;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.OpKind.POST_NO_KEY;
@@ -34,6 +33,8 @@ import io.github.resilienthttp.OperationFailure;
 import io.github.resilienthttp.OutcomeUnknownException;
 import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.RetryPolicy;
+import io.github.resilienthttp.internal.engine.Attempt;
+import io.github.resilienthttp.internal.engine.RetryLoop;
 import io.github.resilienthttp.testkit.BusinessHandler;
 import io.github.resilienthttp.testkit.FakeTimeSource;
 import io.github.resilienthttp.testkit.Fault;

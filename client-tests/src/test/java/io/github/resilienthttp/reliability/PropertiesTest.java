@@ -1,7 +1,5 @@
 package io.github.resilienthttp.reliability;
 
-import io.github.resilienthttp.internal.engine.DefaultResponseClassifier;
-import io.github.resilienthttp.internal.engine.RetryLoop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -15,6 +13,8 @@ import io.github.resilienthttp.ResponseClassifier;
 import io.github.resilienthttp.RetryAfter;
 import io.github.resilienthttp.RetryBudget;
 import io.github.resilienthttp.RetryPolicy;
+import io.github.resilienthttp.internal.engine.DefaultResponseClassifier;
+import io.github.resilienthttp.internal.engine.RetryLoop;
 import io.github.resilienthttp.testkit.FakeTimeSource;
 import io.github.resilienthttp.testkit.Fault;
 import io.github.resilienthttp.testkit.IdempotentTestServer;

@@ -1,7 +1,7 @@
 package io.github.resilienthttp.examples;
 
-import io.github.resilienthttp.Operation;
 import io.github.resilienthttp.Backoff;
+import io.github.resilienthttp.Operation;
 import io.github.resilienthttp.OperationOptions;
 import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.RetryPolicy;

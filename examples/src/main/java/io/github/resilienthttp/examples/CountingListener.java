@@ -1,9 +1,9 @@
 package io.github.resilienthttp.examples;
 
-import io.github.resilienthttp.internal.engine.Listeners;
 import io.github.resilienthttp.OperationInfo;
 import io.github.resilienthttp.OperationListener;
 import io.github.resilienthttp.OperationResult;
+import io.github.resilienthttp.internal.engine.Listeners;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**

@@ -1,15 +1,15 @@
 package io.github.resilienthttp.examples;
 
-import io.github.resilienthttp.CircuitBreakerOpenException;
-import io.github.resilienthttp.RetryBudget;
-import io.github.resilienthttp.RetryBudgetExhaustedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilienthttp.Backoff;
+import io.github.resilienthttp.CircuitBreakerOpenException;
 import io.github.resilienthttp.Operation;
 import io.github.resilienthttp.OperationInfo;
 import io.github.resilienthttp.OperationListener;
 import io.github.resilienthttp.ResilientHttpClient;
+import io.github.resilienthttp.RetryBudget;
+import io.github.resilienthttp.RetryBudgetExhaustedException;
 import io.github.resilienthttp.RetryPolicy;
 import io.github.resilienthttp.testkit.FaultMix;
 import io.github.resilienthttp.testkit.IdempotentTestServer;

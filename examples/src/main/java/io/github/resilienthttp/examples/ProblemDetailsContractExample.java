@@ -1,10 +1,10 @@
 package io.github.resilienthttp.examples;
 
-import io.github.resilienthttp.ResilientHttpClient;
-import io.github.resilienthttp.json.JsonCodec;
 import io.github.resilienthttp.AttemptOutcome;
 import io.github.resilienthttp.Decision;
+import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.ResponseClassifier;
+import io.github.resilienthttp.json.JsonCodec;
 import io.github.resilienthttp.json.ProblemDetails;
 import java.util.Optional;
 import okhttp3.MediaType;

@@ -170,7 +170,7 @@ public final class DeadlineWatchdog {
    * goes on.
    */
   private void ended(Call call) {
-    OperationContext op = call.tag(OperationContext.TAG);
+    OperationContext op = OperationContext.of(call);
     if (op != null && op.watchedCall == call) {
       op.watchedCallEnded = true;
     }

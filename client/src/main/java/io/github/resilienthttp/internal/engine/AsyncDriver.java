@@ -1,7 +1,6 @@
 package io.github.resilienthttp.internal.engine;
 
 import io.github.resilienthttp.Operation;
-import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.ResilientHttpException;
 import io.github.resilienthttp.internal.guard.BulkheadGate;
 import java.io.IOException;
@@ -137,9 +136,9 @@ public final class AsyncDriver implements Callback {
   }
 
   private void send(long remaining) {
-    Request attempt = loop.startAttempt(remaining);
+    Attempt attempt = loop.startAttempt(remaining);
     // Watched for the deadline, which also bounds reading the final response's body.
-    Call c = op.newAttemptCall(attempt, remaining);
+    Call c = op.newAttemptCall(attempt, loop.request());
     call = c;
     if (op.isCanceled()) {
       c.cancel();

@@ -23,7 +23,7 @@ public final class AttemptPermits {
   private boolean bulkheadHeld;
   private long breakerStartNanos;
 
-  AttemptPermits(TargetCircuitBreakers.Target target, BulkheadGate bulkhead) {
+  public AttemptPermits(TargetCircuitBreakers.Target target, BulkheadGate bulkhead) {
     this.target = target;
     this.bulkhead = bulkhead;
   }

@@ -24,12 +24,12 @@ public final class BlockingDriver {
     /**
      * Sends one attempt.
      *
-     * @param attempt the request of the attempt
-     * @param remainingNanos the time left before the deadline, which caps the attempt's timeouts
+     * @param attempt the attempt (its time left caps its timeouts)
+     * @param request the request to send
      * @return the attempt's response
      * @throws IOException the attempt's failure
      */
-    Response send(Request attempt, long remainingNanos) throws IOException;
+    Response send(Attempt attempt, Request request) throws IOException;
 
     /**
      * Whether the last attempt's call was cancelled (by the user, or at the deadline).
@@ -94,11 +94,11 @@ public final class BlockingDriver {
           loop.checkNotCanceled();
           remaining = op.remainingNanos();
         }
-        Request attempt = loop.startAttempt(remaining);
+        Attempt attempt = loop.startAttempt(remaining);
         Response response = null;
         IOException failure = null;
         try {
-          response = attempts.send(attempt, remaining);
+          response = attempts.send(attempt, loop.request());
         } catch (IOException e) {
           failure = e;
         }

@@ -1,5 +1,6 @@
 package io.github.resilienthttp.internal.engine;
 
+import io.github.resilienthttp.AttemptKind;
 import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.OperationListener;
 import io.github.resilienthttp.OperationResult;
@@ -48,9 +49,9 @@ public final class Listeners {
     }
   }
 
-  void attemptStarted(OperationContext op, int attempt) {
+  void attemptStarted(OperationContext op, int attempt, AttemptKind kind) {
     if (!listeners.isEmpty()) {
-      each("attemptStarted", l -> l.attemptStarted(op.info(), attempt));
+      each("attemptStarted", l -> l.attemptStarted(op.info(), attempt, kind));
     }
   }
 

@@ -1,14 +1,16 @@
 package io.github.resilienthttp.internal.engine;
 
-import io.github.resilienthttp.Operation;
-import io.github.resilienthttp.ResilientHttpClient;
-import io.github.resilienthttp.OperationInfo;
-import io.github.resilienthttp.OperationOptions;
+import io.github.resilienthttp.AttemptKind;
 import io.github.resilienthttp.AttemptOutcome;
 import io.github.resilienthttp.IdempotencyKeyPolicy;
+import io.github.resilienthttp.Operation;
+import io.github.resilienthttp.OperationInfo;
+import io.github.resilienthttp.OperationOptions;
+import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.TimeSource;
 import io.github.resilienthttp.internal.deadline.DeadlineWatchdog;
-import io.github.resilienthttp.internal.okhttp.NetworkAttemptTracker;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
@@ -79,19 +81,23 @@ public final class OperationContext implements Supplier<String> {
   /** The one OkHttp call of a plain call: cancelling it cancels the operation. */
   public volatile Call plainCall;
   private volatile boolean ended;
-  /*
-   * The attempt in flight. Attempts of one operation never overlap, so the network layer finds the
-   * attempt's state here, instead of in a per-attempt object or a copy of the request: written by
-   * the retry loop when the attempt starts, then by NetworkAttemptTracker on OkHttp's thread for the
-   * call, and read by the retry loop after the attempt.
-   */
-  /** The time left before the deadline when the current attempt started: caps its timeouts. */
-  private volatile long attemptRemainingNanos;
-  /** Requests of the current attempt about to be written to the network. */
-  private volatile int attemptNetworkRequests;
-  // Written by one thread at a time (attempts of an operation never overlap), read by any.
+  /** The latest attempt: a plain call's attempts are found here (they share one OkHttp call). */
+  private volatile Attempt currentAttempt;
+  // Attempts may overlap (hedges): counted atomically.
   private volatile int attempts;
   private volatile int networkRequests;
+  private static final VarHandle ATTEMPTS;
+  private static final VarHandle NETWORK_REQUESTS;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      ATTEMPTS = lookup.findVarHandle(OperationContext.class, "attempts", int.class);
+      NETWORK_REQUESTS = lookup.findVarHandle(OperationContext.class, "networkRequests", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   OperationContext(
       ClientRuntime client, String key, boolean keySent, boolean idempotent,
@@ -169,12 +175,13 @@ public final class OperationContext implements Supplier<String> {
 
   /**
    * A new OkHttp call for one attempt of this operation: on the client that
-   * {@link ResilientHttpClient#attemptClient} picks (which has no call timeout: the deadline replaces
-   * it), tagged with this operation, and watched for the deadline.
+   * {@link ClientRuntime#attemptClient} picks (which has no call timeout: the deadline replaces
+   * it), tagged with the attempt, and watched for the deadline.
    */
-  public Call newAttemptCall(Request attempt, long remainingNanos) {
-    Call call = client.attemptClient(remainingNanos).newCall(attempt);
-    call.tag(TAG, asTag);
+  public Call newAttemptCall(Attempt attempt, Request request) {
+    Call call = client.attemptClient(attempt.remainingNanos()).newCall(request);
+    call.tag(Attempt.TAG, attempt);
+    attempt.call(call);
     watchedCallEnded = false;
     watchedCall = call;
     // Checked after the call is set: a watchdog that dropped the operation (its deadline passed in
@@ -265,37 +272,42 @@ public final class OperationContext implements Supplier<String> {
   }
 
   /**
-   * Starts an attempt.
+   * Starts an attempt: counts it and makes it the current one.
    *
+   * @param kind why it is sent
    * @param remainingNanos the time left before the deadline
-   * @return the attempt's number, from 1
+   * @param permits the permits it holds
+   * @return the attempt
    */
-  @SuppressWarnings("NonAtomicOperationOnVolatileField") // single writer, see above
-  int startAttempt(long remainingNanos) {
-    attemptNetworkRequests = 0;
-    attemptRemainingNanos = remainingNanos;
-    return ++attempts;
+  public Attempt startAttempt(AttemptKind kind, long remainingNanos, AttemptPermits permits) {
+    int number = (int) ATTEMPTS.getAndAdd(this, 1) + 1;
+    Attempt attempt = new Attempt(this, number, kind, remainingNanos, permits);
+    currentAttempt = attempt;
+    return attempt;
   }
 
-  /** The time left before the deadline when the current attempt started. */
-  public long attemptRemainingNanos() {
-    return attemptRemainingNanos;
+  /**
+   * The operation a call belongs to: through its attempt's tag, or a plain call's own tag.
+   *
+   * @return the operation, or {@code null} for a call that is not the SDK's
+   */
+  public static OperationContext of(Call call) {
+    Attempt a = call.tag(Attempt.TAG);
+    return a != null ? a.op() : call.tag(TAG);
   }
 
-  /** True once a network request of the current attempt was about to be written. */
-  boolean attemptMayHaveReachedServer() {
-    return attemptNetworkRequests > 0;
+  /** The latest attempt, or {@code null} before the first. */
+  public Attempt currentAttempt() {
+    return currentAttempt;
   }
 
   public int attempts() {
     return attempts;
   }
 
-  /** Counts a request of the current attempt about to be written (OkHttp's thread for the call). */
-  @SuppressWarnings("NonAtomicOperationOnVolatileField") // single writer, see above
-  public void networkRequestStarted() {
-    attemptNetworkRequests++;
-    networkRequests++;
+  /** Counts a request about to be written, of any of this operation's attempts. */
+  void networkRequestStarted() {
+    NETWORK_REQUESTS.getAndAdd(this, 1);
   }
 
   public int networkRequests() {

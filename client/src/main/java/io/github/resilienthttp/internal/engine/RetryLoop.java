@@ -1,5 +1,7 @@
 package io.github.resilienthttp.internal.engine;
 
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilienthttp.AttemptKind;
 import io.github.resilienthttp.AttemptOutcome;
 import io.github.resilienthttp.BulkheadFullException;
 import io.github.resilienthttp.CircuitBreakerOpenException;
@@ -9,7 +11,6 @@ import io.github.resilienthttp.OperationFailure;
 import io.github.resilienthttp.OperationInterruptedException;
 import io.github.resilienthttp.OperationResult;
 import io.github.resilienthttp.OutcomeUnknownException;
-import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.ResilientHttpException;
 import io.github.resilienthttp.ResponseClassifier;
 import io.github.resilienthttp.RetriesExhaustedException;
@@ -18,7 +19,6 @@ import io.github.resilienthttp.RetryPolicy;
 import io.github.resilienthttp.internal.guard.BulkheadGate;
 import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
 import io.github.resilienthttp.internal.okhttp.RetryInterceptor;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -64,6 +64,8 @@ public final class RetryLoop {
    */
   private boolean anyMayHaveBeenProcessed;
 
+  /** The attempt in flight (or the last one). */
+  private Attempt current;
   private int attempt;
   /** After {@link #afterAttempt} returned {@code null}: the wait before the next attempt. */
   private Duration retryDelay;
@@ -175,22 +177,29 @@ public final class RetryLoop {
   }
 
   /**
-   * Starts an attempt.
+   * Starts an attempt with the permits that {@link #beforeAttempt()} and the driver took.
    *
-   * @return the request to send; the network layer finds the attempt's state through the
-   *     operation's context tag ({@link OperationContext#startAttempt})
+   * @param remainingNanos the time left before the deadline, which caps the attempt's timeouts
+   * @return the attempt; send {@link #request()} for it
    */
-  Request startAttempt(long remainingNanos) {
+  Attempt startAttempt(long remainingNanos) {
     retryTokenHeld = false; // the retry it paid for happens now
-    attempt = op.startAttempt(remainingNanos);
+    current = op.startAttempt(op.attempts() == 0 ? AttemptKind.FIRST : AttemptKind.RETRY,
+        remainingNanos, permits);
+    attempt = current.number();
     if (attempt == 1) {
       // Only attempts that are really sent fund the budget: rejected operations are not traffic.
       client.retryBudget().onFirstAttempt();
     }
-    client.listeners().attemptStarted(op, attempt);
+    client.listeners().attemptStarted(op, attempt, current.kind());
     // The clock reading that gave remainingNanos (one nanoTime call fewer per attempt).
     attemptStart = op.deadlineNanos - remainingNanos;
     permits.startClock();
+    return current;
+  }
+
+  /** The request every attempt sends: stamped with the key once, for all of them. */
+  Request request() {
     return request;
   }
 
@@ -235,7 +244,7 @@ public final class RetryLoop {
     }
 
     AttemptOutcome outcome = AttemptOutcome.of(request, response, failure, attempt,
-        op.attemptMayHaveReachedServer(), op.idempotent, op.keySent, op, client.timeSource());
+        current.mayHaveReachedServer(), op.idempotent, op.keySent, op, client.timeSource());
     Decision decision = classify(client.classifier(), outcome);
     if (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT) {
       anyMayHaveBeenProcessed = true;
@@ -263,7 +272,7 @@ public final class RetryLoop {
     op.lastSuccess = decision.kind() == Decision.Kind.SUCCESS;
     op.lastRetryable = retryable;
     RetryRule.Verdict verdict = RetryRule.afterAttempt(decision, attempt, policy.maxAttempts(),
-        op.idempotent, oneShot && op.attemptMayHaveReachedServer());
+        op.idempotent, oneShot && current.mayHaveReachedServer());
     // A cancel (a listener may have called it from attemptEnded) or an interrupt stops the
     // operation before any retry is scheduled or paid for; a final answer is still returned.
     boolean interrupted = Thread.currentThread().isInterrupted();

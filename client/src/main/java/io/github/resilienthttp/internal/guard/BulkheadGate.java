@@ -1,8 +1,8 @@
 package io.github.resilienthttp.internal.guard;
 
-import io.github.resilienthttp.internal.engine.DurationMath;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
+import io.github.resilienthttp.internal.engine.DurationMath;
 import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;

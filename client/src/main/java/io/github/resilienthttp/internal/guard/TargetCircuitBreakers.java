@@ -1,8 +1,8 @@
 package io.github.resilienthttp.internal.guard;
 
-import io.github.resilienthttp.internal.engine.DurationMath;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilienthttp.internal.engine.DurationMath;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -5,8 +5,8 @@ import io.github.resilienthttp.Operation;
 import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.RetryPolicy;
 import io.github.resilienthttp.internal.engine.AsyncDriver;
+import io.github.resilienthttp.internal.engine.Attempt;
 import io.github.resilienthttp.internal.engine.DurationMath;
-import io.github.resilienthttp.internal.engine.OperationContext;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Interceptor;
@@ -23,12 +23,12 @@ import okhttp3.Response;
 public final class AttemptSetupInterceptor implements Interceptor {
   @Override
   public Response intercept(Chain chain) throws IOException {
-    OperationContext op = chain.call().tag(OperationContext.TAG);
-    if (op == null || op.attempts() == 0) {
+    Attempt attempt = chain.call().tag(Attempt.TAG);
+    if (attempt == null) {
       return chain.proceed(chain.request());
     }
-    return withTimeouts(chain, op.attemptRemainingNanos(),
-        op.client.retryPolicy()).proceed(chain.request());
+    return withTimeouts(chain, attempt.remainingNanos(),
+        attempt.op().client.retryPolicy()).proceed(chain.request());
   }
 
   /**

@@ -1,6 +1,6 @@
 package io.github.resilienthttp.internal.okhttp;
 
-import io.github.resilienthttp.internal.engine.OperationContext;
+import io.github.resilienthttp.internal.engine.Attempt;
 import java.io.IOException;
 import okhttp3.Interceptor;
 import okhttp3.Response;
@@ -20,12 +20,12 @@ import okhttp3.Response;
 public final class NetworkAttemptTracker implements Interceptor {
   @Override
   public Response intercept(Chain chain) throws IOException {
-    OperationContext op = chain.call().tag(OperationContext.TAG);
-    if (op == null || op.attempts() == 0) {
+    Attempt attempt = Attempt.of(chain.call());
+    if (attempt == null) {
       // Not an SDK attempt: a pass-through call.
       return chain.proceed(chain.request());
     }
-    op.networkRequestStarted();
+    attempt.networkRequestStarted();
     Response response = chain.proceed(chain.request());
     int code = response.code();
     if (code != 503 && code != 408) {

@@ -1,11 +1,12 @@
 package io.github.resilienthttp.internal.okhttp;
 
 import io.github.resilienthttp.Operation;
-import io.github.resilienthttp.internal.engine.ClientRuntime;
 import io.github.resilienthttp.OperationOptions;
 import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.internal.deadline.DeadlineWatchdog;
+import io.github.resilienthttp.internal.engine.Attempt;
 import io.github.resilienthttp.internal.engine.BlockingDriver;
+import io.github.resilienthttp.internal.engine.ClientRuntime;
 import io.github.resilienthttp.internal.engine.OperationContext;
 import io.github.resilienthttp.internal.engine.RetryLoop;
 import java.io.IOException;
@@ -58,9 +59,9 @@ public final class RetryInterceptor implements Interceptor {
     RetryLoop loop = new RetryLoop(op, op.stamp(request));
     return BlockingDriver.run(loop, new BlockingDriver.Attempts() {
       @Override
-      public Response send(Request attempt, long remainingNanos) throws IOException {
-        return AttemptSetupInterceptor.withTimeouts(chain, remainingNanos, client.retryPolicy())
-            .proceed(attempt);
+      public Response send(Attempt attempt, Request request) throws IOException {
+        return AttemptSetupInterceptor.withTimeouts(chain, attempt.remainingNanos(),
+            client.retryPolicy()).proceed(request);
       }
 
       @Override

@@ -1,9 +1,9 @@
 package io.github.resilienthttp.internal.engine;
 
-import io.github.resilienthttp.Backoff;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.resilienthttp.Backoff;
 import java.time.Duration;
 import java.util.SplittableRandom;
 import java.util.random.RandomGenerator;

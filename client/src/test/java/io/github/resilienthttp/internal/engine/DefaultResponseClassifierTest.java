@@ -1,10 +1,10 @@
 package io.github.resilienthttp.internal.engine;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.github.resilienthttp.AttemptOutcome;
 import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.ResponseClassifier;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;

@@ -1,8 +1,8 @@
 package io.github.resilienthttp.internal.engine;
 
-import io.github.resilienthttp.internal.okhttp.AttemptSetupInterceptor;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.resilienthttp.internal.okhttp.AttemptSetupInterceptor;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -1,8 +1,8 @@
 package io.github.resilienthttp.internal.engine;
 
-import io.github.resilienthttp.Decision;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.internal.engine.RetryRule.Kind;
 import io.github.resilienthttp.internal.engine.RetryRule.Verdict;
 import java.time.Duration;

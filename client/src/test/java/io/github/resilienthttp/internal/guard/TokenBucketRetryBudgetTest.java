@@ -1,13 +1,13 @@
 package io.github.resilienthttp.internal.guard;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.github.resilienthttp.OperationFailure;
 import io.github.resilienthttp.ResilientHttpException;
 import io.github.resilienthttp.RetryBudget;
 import io.github.resilienthttp.RetryBudgetExhaustedException;
 import io.github.resilienthttp.TimeSource;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.Duration;
