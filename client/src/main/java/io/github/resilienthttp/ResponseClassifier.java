@@ -1,6 +1,5 @@
 package io.github.resilienthttp;
 
-import io.github.resilienthttp.internal.engine.Attempt;
 import io.github.resilienthttp.internal.engine.DefaultResponseClassifier;
 import java.util.Objects;
 
