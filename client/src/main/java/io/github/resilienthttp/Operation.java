@@ -4,6 +4,7 @@ import io.github.resilienthttp.internal.engine.AsyncDriver;
 import io.github.resilienthttp.internal.engine.Attempt;
 import io.github.resilienthttp.internal.engine.BlockingDriver;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
+import io.github.resilienthttp.internal.engine.HedgingDriver;
 import io.github.resilienthttp.internal.engine.OperationContext;
 import io.github.resilienthttp.internal.engine.RetryLoop;
 import java.io.IOException;
@@ -40,6 +41,10 @@ public final class Operation {
   private volatile OperationContext context;
   private volatile Call syncCall;
   private volatile AsyncDriver asyncOperation;
+  private volatile HedgingDriver hedgingDriver;
+  /** This operation's hedging, when {@link #hedgingSet}; otherwise the client's. */
+  private HedgingPolicy hedging;
+  private boolean hedgingSet;
   private volatile boolean cancelRequested;
 
   Operation(ClientRuntime client, Request request) {
@@ -107,6 +112,21 @@ public final class Operation {
     Objects.requireNonNull(deadline, "deadline");
     RetryPolicy.Builder.checkRange("deadline", deadline, Duration.ofMillis(1));
     this.deadline = deadline;
+    return this;
+  }
+
+  /**
+   * Hedges this operation with {@code policy} instead of the client's ({@link HedgingPolicy}); an
+   * operation that is not idempotent under the policy is not hedged.
+   *
+   * @param policy the hedging policy, or {@code null} for none
+   * @return this operation
+   * @throws IllegalStateException after {@link #execute()}
+   */
+  public Operation hedging(HedgingPolicy policy) {
+    checkNotExecuted();
+    this.hedging = policy;
+    this.hedgingSet = true;
     return this;
   }
 
@@ -200,6 +220,10 @@ public final class Operation {
    */
   public Response execute() throws IOException {
     OperationContext op = begin();
+    HedgingPolicy policy = hedgingFor(op);
+    if (policy != null) {
+      return awaitHedged(op, policy);
+    }
     // The key is stamped once, before the first attempt: every attempt carries the same key.
     RetryLoop loop = new RetryLoop(op, op.stamp(request));
     return BlockingDriver.run(loop, new BlockingDriver.Attempts() {
@@ -248,6 +272,15 @@ public final class Operation {
    */
   public CompletableFuture<Response> executeAsync() {
     OperationContext op = begin();
+    HedgingPolicy policy = hedgingFor(op);
+    if (policy != null) {
+      HedgingDriver hedged = new HedgingDriver(op, op.stamp(request), policy);
+      hedgingDriver = hedged;
+      if (cancelRequested) {
+        hedged.cancel();
+      }
+      return hedged.start();
+    }
     AsyncDriver async = new AsyncDriver(op, op.stamp(request));
     asyncOperation = async;
     return async.start();
@@ -285,6 +318,48 @@ public final class Operation {
     AsyncDriver async = asyncOperation;
     if (async != null) {
       async.cancel();
+    }
+    HedgingDriver hedged = hedgingDriver;
+    if (hedged != null) {
+      hedged.cancel();
+    }
+  }
+
+  /** The hedging policy that applies to this operation, or {@code null} when it is not hedged. */
+  private HedgingPolicy hedgingFor(OperationContext op) {
+    HedgingPolicy policy = hedgingSet ? hedging : client.hedgingPolicy();
+    return policy != null && policy.hedges(request.method(), op.keySent) ? policy : null;
+  }
+
+  /** A blocking hedged operation: the hedging driver runs on OkHttp's threads; this one waits. */
+  private Response awaitHedged(OperationContext op, HedgingPolicy policy) throws IOException {
+    HedgingDriver hedged = new HedgingDriver(op, op.stamp(request), policy);
+    hedgingDriver = hedged;
+    if (cancelRequested) {
+      hedged.cancel();
+    }
+    CompletableFuture<Response> future = hedged.start();
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      hedged.cancel();
+      // The copies in flight may have reached the server; a hedged operation is idempotent, so the
+      // same key (or method) may be retried safely.
+      throw new OperationInterruptedException(op.key(), op.keySent, op.attempts(), null);
+    } catch (java.util.concurrent.CancellationException e) {
+      throw new ResilientHttpException("operation canceled", op.key(), op.keySent, op.attempts(),
+          "canceled", null);
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
+      } else if (cause instanceof RuntimeException re) {
+        throw re;
+      } else if (cause instanceof Error err) {
+        throw err;
+      }
+      throw new IOException(cause);
     }
   }
 

@@ -74,6 +74,8 @@ public final class OperationResult {
   private final int statusCode;
   private final Throwable failure;
   private final String reason;
+  private final int winningAttempt;
+  private final AttemptKind winningKind;
 
   /**
    * The result of an operation; made by the SDK, and usable to test a listener.
@@ -88,6 +90,29 @@ public final class OperationResult {
    */
   public OperationResult(Outcome outcome, int attempts, int networkRequests, Duration elapsed,
       int statusCode, Throwable failure, String reason) {
+    this(outcome, attempts, networkRequests, elapsed, statusCode, failure, reason,
+        statusCode > 0 ? attempts : 0, statusCode <= 0 ? null
+            : attempts == 1 ? AttemptKind.FIRST : AttemptKind.RETRY);
+  }
+
+  /**
+   * The result of an operation, with the attempt whose answer was returned.
+   *
+   * @param outcome how it ended
+   * @param attempts attempts started
+   * @param networkRequests requests written to the network
+   * @param elapsed how long it took
+   * @param statusCode the returned status, or -1
+   * @param failure what it threw, or {@code null}
+   * @param reason the machine-readable reason of its end
+   * @param winningAttempt the number of the attempt whose response was returned, or 0
+   * @param winningKind that attempt's kind, or {@code null}
+   */
+  public OperationResult(Outcome outcome, int attempts, int networkRequests, Duration elapsed,
+      int statusCode, Throwable failure, String reason, int winningAttempt,
+      AttemptKind winningKind) {
+    this.winningAttempt = winningAttempt;
+    this.winningKind = winningKind;
     this.outcome = outcome;
     this.attempts = attempts;
     this.networkRequests = networkRequests;
@@ -95,6 +120,26 @@ public final class OperationResult {
     this.statusCode = statusCode;
     this.failure = failure;
     this.reason = reason;
+  }
+
+  /**
+   * The attempt whose response was returned: the last one for a retried operation, the one that
+   * answered first for a hedged one.
+   *
+   * @return its number, from 1; 0 when no response was returned
+   */
+  public int winningAttempt() {
+    return winningAttempt;
+  }
+
+  /**
+   * The kind of the attempt whose response was returned ({@link AttemptKind#HEDGE} when a hedge
+   * beat the first attempt).
+   *
+   * @return its kind, or empty when no response was returned
+   */
+  public java.util.Optional<AttemptKind> winningKind() {
+    return java.util.Optional.ofNullable(winningKind);
   }
 
   /** {@return how the operation ended} */

@@ -71,7 +71,7 @@ public final class ResilientHttpClient {
         b.idempotencyKeyPolicy, b.timeSource, b.random,
         b.retryBudget != null ? b.retryBudget : RetryBudget.tokenBucket(), circuitBreakers,
         b.bulkheadConfig == null ? null : new BulkheadGate(b.bulkheadName, b.bulkheadConfig),
-        listenerList, b.replayHeader, b.scheduler);
+        listenerList, b.replayHeader, b.scheduler, b.hedgingPolicy);
   }
 
   /**
@@ -127,6 +127,9 @@ public final class ResilientHttpClient {
         .replayHeader(runtime.replayHeader());
     if (runtime.userScheduler() != null) {
       b.scheduler(runtime.userScheduler());
+    }
+    if (runtime.hedgingPolicy() != null) {
+      b.hedging(runtime.hedgingPolicy());
     }
     if (runtime.circuitBreakers() == null) {
       b.noCircuitBreaker();
@@ -281,6 +284,7 @@ public final class ResilientHttpClient {
     private BulkheadConfig bulkheadConfig;
     private String bulkheadName = "resilient-http";
     private final List<OperationListener> listeners = new ArrayList<>();
+    private HedgingPolicy hedgingPolicy;
     private String replayHeader = "Idempotent-Replayed";
     private ScheduledExecutorService scheduler;
 
@@ -425,6 +429,19 @@ public final class ResilientHttpClient {
      */
     public Builder scheduler(ScheduledExecutorService scheduler) {
       this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /**
+     * Hedges the client's idempotent operations ({@link HedgingPolicy}): when an attempt has not
+     * answered within the policy's delay, a copy is sent and the first acceptable answer wins.
+     * Default: no hedging. An operation can override it ({@link Operation#hedging}).
+     *
+     * @param policy the hedging policy
+     * @return this builder
+     */
+    public Builder hedging(HedgingPolicy policy) {
+      this.hedgingPolicy = Objects.requireNonNull(policy, "policy");
       return this;
     }
 

@@ -61,6 +61,22 @@ public final class AttemptPermits {
   }
 
   /**
+   * Takes a free bulkhead permit now, or none (see {@link BulkheadGate#tryAcquire()}).
+   *
+   * @return whether a permit is held (always true without a bulkhead)
+   */
+  boolean tryAcquireBulkhead() {
+    if (bulkhead == null) {
+      return true;
+    }
+    if (bulkhead.tryAcquire()) {
+      bulkheadHeld = true;
+      return true;
+    }
+    return false;
+  }
+
+  /**
    * The bulkhead granted this attempt a permit asynchronously
    * ({@link BulkheadGate#acquireAsync}): from now on it is this object's to release. The async
    * driver calls this first thing in the grant's continuation.

@@ -1,5 +1,6 @@
 package io.github.resilienthttp.internal.engine;
 
+import io.github.resilienthttp.HedgingPolicy;
 import io.github.resilienthttp.IdempotencyKeyPolicy;
 import io.github.resilienthttp.OperationListener;
 import io.github.resilienthttp.ResponseClassifier;
@@ -41,6 +42,8 @@ public final class ClientRuntime {
   private final String replayHeader;
   private final DeadlineWatchdog deadlineWatchdog = new DeadlineWatchdog();
   private final KeyGenerator keyGenerator = new KeyGenerator();
+  private final TargetLatencies latencies = new TargetLatencies();
+  private final HedgingPolicy hedgingPolicy;
   private final boolean systemTime;
   /** Plain calls: every call is an operation, run by {@link RetryInterceptor}. */
   private final OkHttpClient forOperations;
@@ -65,7 +68,8 @@ public final class ClientRuntime {
       IdempotencyKeyPolicy idempotencyKeyPolicy, TimeSource timeSource, RandomGenerator random,
       RetryBudget retryBudget, TargetCircuitBreakers circuitBreakers, BulkheadGate bulkhead,
       List<OperationListener> listeners, String replayHeader,
-      ScheduledExecutorService userScheduler) {
+      ScheduledExecutorService userScheduler, HedgingPolicy hedgingPolicy) {
+    this.hedgingPolicy = hedgingPolicy;
     this.wrapped = wrapped;
     this.retryPolicy = retryPolicy;
     this.classifier = classifier;
@@ -183,6 +187,16 @@ public final class ClientRuntime {
   /** A new random idempotency key (UUID version 4). */
   public String newKey() {
     return keyGenerator.next();
+  }
+
+  /** The client's hedging policy, or {@code null} for none. */
+  public HedgingPolicy hedgingPolicy() {
+    return hedgingPolicy;
+  }
+
+  /** Recent attempt latencies per target, for percentile hedging delays. */
+  public TargetLatencies latencies() {
+    return latencies;
   }
 
   /** The user's scheduler, or {@code null} when the default one is used. */

@@ -74,6 +74,8 @@ public final class RetryLoop {
   private AttemptPermits permits;
   /** A budget token was taken for a retry that has not started yet: refunded if it never does. */
   private boolean retryTokenHeld;
+  /** Why the last hedge could not start. */
+  private String hedgeRefusal;
 
   public RetryLoop(OperationContext op, Request request) {
     this.op = op;
@@ -113,6 +115,11 @@ public final class RetryLoop {
           lastFailure != null ? lastFailure : lastStatusNote(lastStatus)));
     }
     return remaining;
+  }
+
+  /** The failure of a cancelled operation. */
+  IOException canceledFailure() {
+    return canceled(lastFailure);
   }
 
   /** Throws the cancel when the operation was cancelled (after a wait, before sending). */
@@ -231,6 +238,16 @@ public final class RetryLoop {
 
   private Response endAttempt(Response response, IOException failure, boolean callCanceled)
       throws IOException {
+    Decision decision = judge(response, failure, callCanceled);
+    return decide(decision, response, failure, null);
+  }
+
+  /**
+   * The first half of ending an attempt: a cancel or the deadline ends the operation (thrown);
+   * otherwise the attempt is classified, recorded in the breaker and reported.
+   */
+  private Decision judge(Response response, IOException failure, boolean callCanceled)
+      throws IOException {
     if (callCanceled || op.isCanceled()) {
       if (op.realDeadlinePassed() || op.remainingNanos() < MIN_ATTEMPT_NANOS) {
         recordFailure(failure);
@@ -242,7 +259,6 @@ public final class RetryLoop {
       recordFailure(failure);
       throw deadlineExceeded("deadline passed during attempt " + attempt, failure);
     }
-
     AttemptOutcome outcome = AttemptOutcome.of(request, response, failure, attempt,
         current.mayHaveReachedServer(), op.idempotent, op.keySent, op, client.timeSource());
     Decision decision = classify(client.classifier(), outcome);
@@ -251,7 +267,106 @@ public final class RetryLoop {
     }
     record(decision, response, failure);
     report(decision, response, failure);
-    return decide(decision, response, failure);
+    return decision;
+  }
+
+  // ---- Hedged attempts (HedgingDriver): several in flight, judged one at a time. ----
+
+  /** Makes {@code a} the attempt that the next {@link #judgeHedged} or record refers to. */
+  void focus(Attempt a) {
+    current = a;
+    attempt = a.number();
+    permits = a.permits();
+    attemptStart = op.deadlineNanos - a.remainingNanos();
+  }
+
+  /**
+   * Judges a hedged attempt (after {@link #focus}): as {@link #afterAttempt}'s first half.
+   * Whatever it throws, the response is closed.
+   */
+  Decision judgeHedged(Response response, IOException failure, boolean callCanceled)
+      throws IOException {
+    try {
+      return judge(response, failure, callCanceled);
+    } catch (IOException | RuntimeException | Error e) {
+      closeQuietly(response);
+      throw e;
+    } finally {
+      permits.releaseAll(); // recorded by judge, or given back unrecorded
+    }
+  }
+
+  /** Whether a decision allows another copy (retryable for this operation). */
+  boolean nonFatal(Decision decision) {
+    return decision.kind() == Decision.Kind.RETRY
+        || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && op.idempotent);
+  }
+
+  /**
+   * Ends a judged hedged attempt: returns the response that wins, throws the operation's failure,
+   * or returns {@code null} (the response closed) when the answer is non-fatal and other copies go
+   * on. With {@code giveUpReason} set, no copy goes on: a non-fatal answer ends the operation as a
+   * retry loop's last attempt does, for that reason.
+   */
+  Response concludeHedged(Decision decision, Response response, IOException failure,
+      String giveUpReason) throws IOException {
+    Response result = null;
+    try {
+      result = decide(decision, response, failure, giveUpReason == null ? "" : giveUpReason);
+      return result;
+    } finally {
+      if (result == null) {
+        closeQuietly(response);
+      }
+    }
+  }
+
+  /**
+   * Takes what a hedge needs, without waiting: time, a budget token, a breaker permission and a
+   * free bulkhead permit. A refusal gives back what was taken and reports why; it never affects the
+   * attempts in flight.
+   *
+   * @return the hedge's permits, or {@code null} when no hedge may start ({@link #hedgeRefusal})
+   */
+  AttemptPermits reserveHedge() {
+    if (op.isCanceled() || op.remainingNanos() < MIN_ATTEMPT_NANOS) {
+      hedgeRefusal = "deadline";
+      return null;
+    }
+    if (!client.retryBudget().tryAcquireRetry()) {
+      client.listeners().retryBudgetRefused(op, op.attempts());
+      hedgeRefusal = RetryBudgetExhaustedException.REASON;
+      return null;
+    }
+    AttemptPermits p = new AttemptPermits(target, client.bulkheadGate());
+    if (!p.tryAcquireBreaker()) {
+      client.retryBudget().refundRetry();
+      client.listeners().circuitBreakerRejected(op, target.breaker().getName(), op.attempts() + 1);
+      hedgeRefusal = "circuit-breaker-open";
+      return null;
+    }
+    if (!p.tryAcquireBulkhead()) {
+      p.releaseAll();
+      client.retryBudget().refundRetry();
+      client.listeners().bulkheadRejected(op, op.attempts() + 1);
+      hedgeRefusal = "bulkhead-full";
+      return null;
+    }
+    return p;
+  }
+
+  /** Why the last {@link #reserveHedge()} returned {@code null}. */
+  String hedgeRefusal() {
+    return hedgeRefusal;
+  }
+
+  /** Starts a hedge with the permits {@link #reserveHedge()} took. */
+  Attempt startHedge(AttemptPermits hedgePermits) {
+    long remaining = op.remainingNanos();
+    Attempt a = op.startAttempt(AttemptKind.HEDGE, remaining, hedgePermits);
+    client.listeners().attemptStarted(op, a.number(), AttemptKind.HEDGE);
+    hedgePermits.startClock();
+    return a;
   }
 
   /**
@@ -263,16 +378,31 @@ public final class RetryLoop {
     return retryDelay;
   }
 
-  private Response decide(Decision decision, Response response, IOException failure)
-      throws IOException {
+  /**
+   * The second half: the verdict for the attempt's answer. {@code hedged} is {@code null} for the
+   * sequential loop; for a hedged attempt, {@code ""} (a non-fatal answer returns {@code null}, no
+   * backoff, no token) or the reason no copy may follow (a non-fatal answer gives up).
+   */
+  private Response decide(Decision decision, Response response, IOException failure,
+      String hedged) throws IOException {
     RetryPolicy policy = client.retryPolicy();
     op.lastReason = decision.reason();
     boolean retryable = decision.kind() == Decision.Kind.RETRY
         || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && op.idempotent);
     op.lastSuccess = decision.kind() == Decision.Kind.SUCCESS;
     op.lastRetryable = retryable;
-    RetryRule.Verdict verdict = RetryRule.afterAttempt(decision, attempt, policy.maxAttempts(),
-        op.idempotent, oneShot && current.mayHaveReachedServer());
+    RetryRule.Verdict verdict = RetryRule.afterAttempt(decision, attempt,
+        hedged == null ? policy.maxAttempts() : Integer.MAX_VALUE, op.idempotent,
+        oneShot && current.mayHaveReachedServer());
+    if (hedged != null && verdict == null) {
+      lastFailure = failure;
+      lastStatus = response != null ? response.code() : -1;
+      if (hedged.isEmpty()) {
+        return null; // non-fatal: the other copies go on
+      }
+      verdict = RetryRule.Verdict.of(RetryRule.Kind.GIVE_UP, hedged,
+          "all " + op.attempts() + " attempts (hedged) failed");
+    }
     // A cancel (a listener may have called it from attemptEnded) or an interrupt stops the
     // operation before any retry is scheduled or paid for; a final answer is still returned.
     boolean interrupted = Thread.currentThread().isInterrupted();
@@ -402,6 +532,11 @@ public final class RetryLoop {
 
   /** Reports the end of the operation to listeners and the log. */
   void ended(Response response, Throwable failure) {
+    ended(response, failure, response != null ? current : null);
+  }
+
+  /** The same, naming the attempt whose response is returned (a hedge may beat the first). */
+  void ended(Response response, Throwable failure, Attempt winner) {
     op.end();
     if (retryTokenHeld) {
       // Paid for a retry that never started (cancel, interrupt, deadline, breaker, bulkhead).
@@ -419,7 +554,7 @@ public final class RetryLoop {
     }
     OperationResult result = new OperationResult(outcome, op.attempts(), op.networkRequests(),
         Duration.ofNanos(op.elapsedNanos()), response != null ? response.code() : -1, failure,
-        reason);
+        reason, winner == null ? 0 : winner.number(), winner == null ? null : winner.kind());
     if (failure instanceof OutcomeUnknownException || failure instanceof DeadlineExceededException) {
       log.warn("{} gave up: {}", op.info(), result);
     } else if (failure != null

@@ -90,6 +90,17 @@ public final class BulkheadGate {
   }
 
   /**
+   * Takes a free permit now, or none: for a hedge, which is not worth waiting for (a throttled
+   * hedge that waits only holds a place in the queue until the deadline). Never overtakes a
+   * waiter.
+   *
+   * @return whether a permit was taken
+   */
+  public boolean tryAcquire() {
+    return waiters.isEmpty() && bulkhead.tryAcquirePermission();
+  }
+
+  /**
    * Takes a permit without blocking: the future completes with {@code true} when a permit was taken
    * (possibly later, when another attempt finishes), or {@code false} after
    * {@code min(maxWait, remainingNanos)} without one, or when {@link #giveUp} is called on it. When

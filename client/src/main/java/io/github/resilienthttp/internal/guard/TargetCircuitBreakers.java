@@ -105,7 +105,7 @@ public final class TargetCircuitBreakers {
   }
 
   /** The breaker name for a URL: {@code scheme://host:port}. */
-  static String targetName(HttpUrl url) {
+  public static String targetName(HttpUrl url) {
     return url.scheme() + "://" + url.host() + ":" + url.port();
   }
 

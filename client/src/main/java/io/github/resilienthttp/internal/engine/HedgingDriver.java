@@ -1,0 +1,418 @@
+package io.github.resilienthttp.internal.engine;
+
+import io.github.resilienthttp.Decision;
+import io.github.resilienthttp.HedgingPolicy;
+import io.github.resilienthttp.ResilientHttpException;
+import io.github.resilienthttp.internal.guard.BulkheadGate;
+import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/**
+ * The driver of a hedged operation ({@link HedgingPolicy}): the first attempt as usual; when it has
+ * not answered within the hedging delay, a copy (a hedge), and so on up to the policy's copies and
+ * the retry policy's attempts. The first acceptable answer wins: the other attempts are cancelled
+ * and their responses closed as they arrive. A non-fatal answer (retryable) starts the next copy at
+ * once, except a 409 on a keyed request, which means "the other copy is in progress": then the SDK
+ * waits for that copy. Each hedge takes its own budget token, breaker permission and bulkhead
+ * permit, without waiting ({@link RetryLoop#reserveHedge()}); a refusal means no new copy, never
+ * the end of the copies in flight (failsafe-go #141). One deadline timer bounds all of them.
+ *
+ * <p>Attempts run as OkHttp async calls; {@code execute()} waits for the future. Every step runs
+ * under this driver's lock, so the loop sees one attempt's answer at a time; what escapes a step
+ * (a bug in user code) ends the operation with every permit back. Not API.
+ */
+public final class HedgingDriver implements Callback {
+  private final OperationContext op;
+  private final ClientRuntime client;
+  private final RetryLoop loop;
+  private final HedgingPolicy policy;
+  private final int maxCopies;
+  private final String target;
+  private final HedgedFuture future = new HedgedFuture();
+  /** Guarded by this. */
+  private final List<Attempt> inFlight = new ArrayList<>(2);
+  private boolean ended;
+  private int copies;
+  private ScheduledFuture<?> hedgeTimer;
+  private ScheduledFuture<?> deadlineTimer;
+  private CompletableFuture<Boolean> bulkheadWait;
+  /** The attempt whose answer won, once one did. */
+  private Attempt winner;
+
+  public HedgingDriver(OperationContext op, Request stampedRequest, HedgingPolicy policy) {
+    this.op = op;
+    this.client = op.client;
+    this.loop = new RetryLoop(op, stampedRequest);
+    this.policy = policy;
+    this.maxCopies = Math.min(1 + policy.maxHedges(), client.retryPolicy().maxAttempts());
+    this.target = TargetCircuitBreakers.targetName(stampedRequest.url());
+  }
+
+  /** Starts the operation; never throws: every failure completes the future. */
+  public CompletableFuture<Response> start() {
+    synchronized (this) {
+      guarded(this::first);
+    }
+    return future;
+  }
+
+  /** The attempt whose answer won, or {@code null}. */
+  public synchronized Attempt winner() {
+    return winner;
+  }
+
+  /** Cancels every attempt and timer; the future completes as cancelled. */
+  public void cancel() {
+    op.cancel();
+    future.cancelFromOperation(); // at once, as for any cancelled future; the end is reported below
+    synchronized (this) {
+      if (!ended) {
+        end(null, loop.canceledFailure());
+      }
+    }
+  }
+
+  private void first() {
+    long remaining;
+    try {
+      remaining = loop.beforeAttempt();
+    } catch (IOException e) {
+      end(null, e);
+      return;
+    }
+    armDeadline(remaining);
+    BulkheadGate bulkhead = client.bulkheadGate();
+    if (bulkhead == null) {
+      sendFirst(remaining);
+      return;
+    }
+    long waitStart = System.nanoTime();
+    long allowed = RetryLoop.bulkheadWaitNanos(remaining);
+    CompletableFuture<Boolean> wait = bulkhead.acquireAsync(allowed, client.scheduler());
+    if (wait.isDone()) {
+      admitted(wait, waitStart, allowed);
+      return;
+    }
+    bulkheadWait = wait;
+    wait.whenComplete((granted, error) -> {
+      synchronized (this) {
+        guarded(() -> admitted(wait, waitStart, allowed));
+      }
+    });
+  }
+
+  private void admitted(CompletableFuture<Boolean> wait, long waitStart, long allowed) {
+    bulkheadWait = null;
+    boolean granted;
+    try {
+      granted = wait.join();
+    } catch (RuntimeException e) {
+      end(null, new ResilientHttpException("the scheduler rejected the bulkhead wait's timeout",
+          op.key(), op.keySent, op.attempts(), "scheduler-rejected", e.getCause()));
+      return;
+    }
+    if (granted) {
+      loop.permits().bulkheadGranted();
+    }
+    if (ended) {
+      loop.releasePermits();
+      return;
+    }
+    if (!granted) {
+      end(null, loop.bulkheadRejected(System.nanoTime() - waitStart,
+          client.bulkheadGate().cutByDeadline(allowed)));
+      return;
+    }
+    sendFirst(op.remainingNanos());
+  }
+
+  private void sendFirst(long remaining) {
+    Attempt a = loop.startAttempt(remaining);
+    send(a);
+  }
+
+  private void send(Attempt a) {
+    copies++;
+    inFlight.add(a);
+    Call c = op.newAttemptCall(a, loop.request());
+    c.enqueue(this);
+    armHedgeTimer();
+  }
+
+  /** Schedules the next copy after the hedging delay, if one may follow. */
+  private void armHedgeTimer() {
+    if (copies >= maxCopies) {
+      return;
+    }
+    long delay = hedgingDelayNanos();
+    try {
+      hedgeTimer = client.scheduler().schedule(() -> {
+        synchronized (this) {
+          guarded(this::hedgeAfterDelay);
+        }
+      }, delay, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      // No scheduler, no hedges: the copies in flight go on.
+      hedgeTimer = null;
+    }
+  }
+
+  private long hedgingDelayNanos() {
+    if (policy.delay().isPresent()) {
+      return DurationMath.toNanos(policy.delay().get());
+    }
+    long p = client.latencies().percentile(target, policy.percentile(), HedgingPolicy.MIN_SAMPLES);
+    long min = DurationMath.toNanos(policy.minDelay());
+    long max = DurationMath.toNanos(policy.maxDelay());
+    return p < 0 ? max : Math.max(min, Math.min(max, p));
+  }
+
+  private void hedgeAfterDelay() {
+    hedgeTimer = null;
+    if (ended || copies >= maxCopies || inFlight.isEmpty()) {
+      return;
+    }
+    AttemptPermits permits = loop.reserveHedge();
+    if (permits != null) {
+      send(loop.startHedge(permits));
+    }
+  }
+
+  private void armDeadline(long remainingNanos) {
+    try {
+      deadlineTimer = client.scheduler().schedule(() -> {
+        synchronized (this) {
+          guarded(() -> {
+            if (!ended) {
+              end(null, loop.deadlineExceeded("deadline passed with " + inFlight.size()
+                  + " hedged attempt(s) in flight", null));
+            }
+          });
+        }
+      }, remainingNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      deadlineTimer = null; // each attempt's timeouts still end at the deadline
+    }
+  }
+
+  @Override
+  public void onFailure(Call call, IOException e) {
+    answered(call, null, e);
+  }
+
+  @Override
+  public void onResponse(Call call, Response response) {
+    answered(call, response, null);
+  }
+
+  private void answered(Call call, Response response, IOException failure) {
+    Attempt a = call.tag(Attempt.TAG);
+    synchronized (this) {
+      inFlight.remove(a);
+      if (ended) {
+        // A loser: cancelled after another won (or the operation ended). Its answer is dropped.
+        RetryLoop.closeQuietly(response);
+        a.permits().releaseAll();
+        return;
+      }
+      try {
+        judge(a, response, failure, call.isCanceled());
+      } catch (RuntimeException | Error e) {
+        RetryLoop.closeQuietly(response);
+        a.permits().releaseAll();
+        end(null, e);
+        if (e instanceof VirtualMachineError) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private void judge(Attempt a, Response response, IOException failure, boolean canceled) {
+    loop.focus(a);
+    Decision decision;
+    try {
+      decision = loop.judgeHedged(response, failure, canceled);
+    } catch (IOException e) {
+      end(null, e);
+      return;
+    }
+    if (response != null) {
+      client.latencies().record(target, client.timeSource().nanoTime()
+          - (op.deadlineNanos - a.remainingNanos()));
+    }
+    boolean othersInFlight = !inFlight.isEmpty();
+    AttemptPermits next = null;
+    if (loop.nonFatal(decision)) {
+      boolean otherInProgress = othersInFlight && response != null && response.code() == 409
+          && op.keySent;
+      if (copies < maxCopies && !otherInProgress) {
+        next = loop.reserveHedge(); // non-fatal: the next copy starts at once
+      }
+    }
+    String giveUp = null;
+    if (!othersInFlight && next == null) {
+      giveUp = copies >= maxCopies ? "attempts-exhausted" : loop.hedgeRefusal();
+    }
+    Response result;
+    try {
+      result = loop.concludeHedged(decision, response, failure, giveUp);
+    } catch (IOException e) {
+      releaseReserved(next);
+      end(null, e);
+      return;
+    }
+    if (result != null) {
+      releaseReserved(next);
+      winner = a;
+      end(result, null);
+      return;
+    }
+    if (next != null) {
+      cancelTimer(hedgeTimer);
+      send(loop.startHedge(next));
+    }
+    // Otherwise another copy is in flight: its answer decides.
+  }
+
+  private void releaseReserved(AttemptPermits reserved) {
+    if (reserved != null) {
+      reserved.releaseAll();
+      client.retryBudget().refundRetry();
+    }
+  }
+
+  /**
+   * Ends the operation with {@code response} or {@code failure}: cancels the other attempts and the
+   * timers, reports the end once, completes the future. Called under the lock.
+   */
+  private void end(Response response, Throwable failure) {
+    if (ended) {
+      RetryLoop.closeQuietly(response);
+      return;
+    }
+    ended = true;
+    cancelTimer(hedgeTimer);
+    cancelTimer(deadlineTimer);
+    CompletableFuture<Boolean> wait = bulkheadWait;
+    if (wait != null && client.bulkheadGate() != null) {
+      client.bulkheadGate().giveUp(wait);
+    }
+    if (copies == 0) {
+      loop.releasePermits(); // the first attempt's, taken but never sent
+    }
+    for (Attempt other : inFlight) {
+      Call c = other.call();
+      if (c != null) {
+        try {
+          c.cancel(); // its answer arrives as a loser: closed, permits released
+        } catch (RuntimeException e) {
+          // The wrapped client's EventListener.canceled threw: the call is cancelled anyway.
+        }
+      }
+    }
+    if (response == null) {
+      op.endedWithoutResponse = true;
+    }
+    try {
+      loop.ended(response, failure, winner);
+    } finally {
+      complete(response, failure);
+    }
+  }
+
+  private void complete(Response response, Throwable failure) {
+    Executor executor = client.wrapped().dispatcher().executorService();
+    Runnable completion = () -> {
+      if (failure == null) {
+        if (!future.completeFromOperation(response)) {
+          RetryLoop.closeQuietly(response);
+        }
+      } else if (op.isCanceled() && !op.realDeadlinePassed()) {
+        future.cancelFromOperation();
+      } else {
+        future.failFromOperation(failure);
+      }
+    };
+    try {
+      executor.execute(completion);
+    } catch (RejectedExecutionException e) {
+      completion.run();
+    }
+  }
+
+  private static void cancelTimer(ScheduledFuture<?> timer) {
+    if (timer != null) {
+      timer.cancel(false);
+    }
+  }
+
+  /** Runs a step under the lock; what escapes it ends the operation, every permit back. */
+  private void guarded(Runnable step) {
+    try {
+      step.run();
+    } catch (RuntimeException | Error e) {
+      loop.releasePermits();
+      end(null, e);
+      if (e instanceof VirtualMachineError) {
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * The operation's future. Completing it from outside (cancel, {@code orTimeout},
+   * {@code complete}) cancels the operation and all its attempts.
+   */
+  private final class HedgedFuture extends CompletableFuture<Response> {
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      boolean canceled = super.cancel(mayInterruptIfRunning);
+      if (canceled) {
+        HedgingDriver.this.cancel();
+      }
+      return canceled;
+    }
+
+    @Override
+    public boolean complete(Response value) {
+      boolean completed = super.complete(value);
+      if (completed) {
+        HedgingDriver.this.cancel();
+      }
+      return completed;
+    }
+
+    @Override
+    public boolean completeExceptionally(Throwable ex) {
+      boolean completed = super.completeExceptionally(ex);
+      if (completed) {
+        HedgingDriver.this.cancel();
+      }
+      return completed;
+    }
+
+    boolean completeFromOperation(Response response) {
+      return super.complete(response);
+    }
+
+    boolean failFromOperation(Throwable e) {
+      return super.completeExceptionally(e);
+    }
+
+    void cancelFromOperation() {
+      super.cancel(false);
+    }
+  }
+}
