@@ -210,7 +210,7 @@ public final class PaymentsDemo {
       IdempotentTestServer server) {
     return new ClientRun(client, counts.operations(), counts.succeeded(), counts.attempts(),
         counts.retries(), counts.replays(), counts.outcomeUnknown(), counts.failed(),
-        server.requestCount(), server.effectCount(),
+        server.stats().requests(), server.stats().effects(),
         server.duplicateEffects(PaymentsDemo::orderId));
   }
 
