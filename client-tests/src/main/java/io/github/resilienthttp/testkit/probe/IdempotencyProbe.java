@@ -158,14 +158,26 @@ public final class IdempotencyProbe {
       results.add(run.measure(ProbeCheck.KEY_REQUIRED, run::keyRequired));
       results.add(run.measure(ProbeCheck.RETENTION, run::retention));
       return new ProbeReport(
-          method, url.redact(), keyHeader, plannedRequests(), transport.sent(), results);
+          method, shown(url), keyHeader, plannedRequests(), transport.sent(), results);
     }
   }
 
   @Override
   public String toString() {
-    return "IdempotencyProbe[" + method + " " + url.redact() + ", at most " + plannedRequests()
+    return "IdempotencyProbe[" + method + " " + shown(url) + ", at most " + plannedRequests()
         + " requests]";
+  }
+
+  /**
+   * The URL as reports show it: without user info and query (where credentials hide), with its
+   * path.
+   *
+   * @param url a URL
+   * @return e.g. {@code https://staging.example/payments}
+   */
+  public static String shown(HttpUrl url) {
+    return url.newBuilder().username("").password("").query(null).fragment(null).build()
+        .toString();
   }
 
   /** Another request for check 2: the body with one more JSON member, or one more line. */
@@ -694,7 +706,7 @@ public final class IdempotencyProbe {
      */
     public IdempotencyProbe build() {
       if (!url.isHttps() && !"http".equals(url.scheme())) {
-        throw new IllegalArgumentException("url must be http or https but was " + url.redact());
+        throw new IllegalArgumentException("url must be http or https but was " + shown(url));
       }
       checkRange("concurrency", concurrency, 2, 64);
       checkRange("mismatchStatus", mismatchStatus, 400, 499);

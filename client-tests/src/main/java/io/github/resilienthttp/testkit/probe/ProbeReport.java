@@ -9,7 +9,7 @@ import java.util.Objects;
  * #toTable()}) or JSON ({@link #toJson()}).
  *
  * @param method the HTTP method probed
- * @param url the URL probed (credentials redacted)
+ * @param url the URL probed, without user info and query ({@link IdempotencyProbe#shown})
  * @param keyHeader the idempotency key header name
  * @param requestCap the most requests the run could send
  * @param requestsSent the requests it sent
@@ -91,10 +91,10 @@ public record ProbeReport(
         .append(" (key header ").append(keyHeader).append(")\n");
     out.append("sent ").append(requestsSent).append(" requests (at most ").append(requestCap)
         .append("), all to this URL\n\n");
-    out.append(String.format("%-2s  %-56s  %-7s  %8s  %s%n", "#", "check", "verdict", "requests",
+    out.append(String.format("%-2s  %-62s  %-7s  %8s  %s%n", "#", "check", "verdict", "requests",
         "evidence"));
     for (CheckResult r : results) {
-      out.append(String.format("%-2d  %-56s  %-7s  %8d  %s%n", r.check().number(),
+      out.append(String.format("%-2d  %-62s  %-7s  %8d  %s%n", r.check().number(),
           r.check().title(), label(r.verdict()), r.requests(), r.evidence()));
     }
     long failed = results.stream().filter(r -> r.verdict() == Verdict.FAIL).count();
