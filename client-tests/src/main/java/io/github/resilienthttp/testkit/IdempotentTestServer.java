@@ -121,6 +121,8 @@ public final class IdempotentTestServer implements Closeable {
   private final RequestLog log = new RequestLog();
   private final IdempotentDispatcher dispatcher;
   private final Thread stopper;
+  private final java.util.concurrent.atomic.AtomicBoolean stopping =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   private IdempotentTestServer(Builder b, int port) {
     this.config = b.copy();
@@ -404,7 +406,9 @@ public final class IdempotentTestServer implements Closeable {
 
   private void crash() {
     closing.countDown();
-    stopper.start(); // close() from another thread: the crashing dispatch thread must return
+    if (stopping.compareAndSet(false, true)) {
+      stopper.start(); // close() from another thread: the crashing dispatch thread must return
+    }
   }
 
   // ---------------------------------------------------------------- observations

@@ -3,7 +3,6 @@ package io.github.resilienthttp.testkit.probe;
 import io.github.resilienthttp.TimeSource;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -11,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import okhttp3.Headers;
 import okhttp3.HttpUrl;
@@ -43,7 +43,8 @@ import okhttp3.MediaType;
  *   <li>{@link ProbeCheck#CONCURRENT_REQUESTS}: {@link Builder#concurrency(int) N} identical
  *       requests with one new key, each on its own connection, opened first and written at one
  *       instant (a barrier): at most one resource among the 2xx answers, the others 409 or
- *       replays (N requests).
+ *       replays (429 and 503, "not processed", are tolerated; any other answer fails: its outcome
+ *       is unknown) (N requests).
  *   <li>{@link ProbeCheck#LOST_RESPONSE}: the body with a new key on a connection the probe closes
  *       as soon as the answer begins, unread; then the same again (waiting out 409s): a 2xx that
  *       is a replay (when the server marks replays) and that a further retry repeats (2 + up to
@@ -255,9 +256,13 @@ public final class IdempotencyProbe {
     Outcome concurrent() throws InterruptedException {
       String key = newKey();
       List<ProbeExchange> answers = transport.burst(key, body, concurrency);
-      Map<String, Integer> statuses = new LinkedHashMap<>();
+      Map<String, Integer> statuses = new TreeMap<>();
       Set<String> resources = new LinkedHashSet<>();
+      int unexpected = 0;
       for (ProbeExchange a : answers) {
+        if (!a.successful() && a.status() != 409 && a.status() != 429 && a.status() != 503) {
+          unexpected++;
+        }
         statuses.merge(a.status() >= 0 ? Integer.toString(a.status()) : "no answer", 1,
             Integer::sum);
         if (a.successful()) {
@@ -278,6 +283,10 @@ public final class IdempotencyProbe {
       }
       if (resources.isEmpty()) {
         return fail(evidence + ": no request of the burst was executed");
+      }
+      if (unexpected > 0) {
+        return fail(evidence + ": " + unexpected + " answered neither 2xx nor 409 (nor 429 or 503,"
+            + " which say \"not processed\"), so their outcome is unknown");
       }
       return pass(evidence.toString());
     }

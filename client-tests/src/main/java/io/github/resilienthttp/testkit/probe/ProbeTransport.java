@@ -59,6 +59,7 @@ final class ProbeTransport implements Closeable {
     this.timeout = timeout;
     this.client =
         new OkHttpClient.Builder()
+            .proxy(java.net.Proxy.NO_PROXY) // as the raw connections: straight to the URL's host
             .retryOnConnectionFailure(false)
             .followRedirects(false)
             .followSslRedirects(false)
