@@ -2,24 +2,18 @@ package io.github.resilienthttp.testkit.probe;
 
 import io.github.resilienthttp.TimeSource;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.UUID;
 import okhttp3.Headers;
 import okhttp3.HttpUrl;
 import okhttp3.MediaType;
 
 /**
- * Checks, from the outside, whether a server that claims to honour {@code Idempotency-Key} does: the
- * server's half of the pre-launch checklist. It runs a fixed battery ({@link ProbeCheck}) against
- * one URL and reports pass / fail / not applicable per check, with the evidence.
+ * Checks, from the outside, whether a server that claims to honour {@code Idempotency-Key}
+ * does: the server's half of the pre-launch checklist. It runs a fixed battery ({@link
+ * ProbeCheck}) against one URL and reports pass / fail / not applicable per check, with the
+ * evidence.
  *
  * <h2>What "executed" means here</h2>
  *
@@ -51,9 +45,9 @@ import okhttp3.MediaType;
  *       {@link Builder#inProgressRetries(int)} + 1 requests).
  *   <li>{@link ProbeCheck#KEY_REQUIRED}, only with {@link Builder#keyRequired(boolean)}: the body
  *       without a key must get {@link Builder#keyRequiredStatus(int) 400} (1 request).
- *   <li>{@link ProbeCheck#RETENTION}, only with {@link Builder#retention(Duration, AfterRetention)}:
- *       a new key, a wait of the retention, the same again: executed again, replayed or rejected,
- *       as configured (2 requests).
+ *   <li>{@link ProbeCheck#RETENTION}, only with {@link
+ *       Builder#retention(Duration, AfterRetention)}: a new key, a wait of the retention, the same
+ *       again: executed again, replayed or rejected, as configured (2 requests).
  * </ol>
  *
  * <h2>Bounds</h2>
@@ -70,26 +64,26 @@ import okhttp3.MediaType;
  * <p>Immutable and thread-safe; {@link #run()} may be called again (new keys each time).
  */
 public final class IdempotencyProbe {
-  private final HttpUrl url;
-  private final String method;
-  private final String body;
-  private final String otherBody;
-  private final MediaType contentType;
-  private final Headers headers;
-  private final String keyHeader;
-  private final String replayHeader;
-  private final int mismatchStatus;
-  private final int concurrency;
-  private final boolean keyRequired;
-  private final int keyRequiredStatus;
-  private final Duration retention;
-  private final AfterRetention afterRetention;
-  private final ResourceIdExtractor resourceId;
-  private final int inProgressRetries;
-  private final Duration inProgressPause;
-  private final Duration requestTimeout;
-  private final int maxRequests;
-  private final TimeSource time;
+  final HttpUrl url;
+  final String method;
+  final String body;
+  final String otherBody;
+  final MediaType contentType;
+  final Headers headers;
+  final String keyHeader;
+  final String replayHeader;
+  final int mismatchStatus;
+  final int concurrency;
+  final boolean keyRequired;
+  final int keyRequiredStatus;
+  final Duration retention;
+  final AfterRetention afterRetention;
+  final ResourceIdExtractor resourceId;
+  final int inProgressRetries;
+  final Duration inProgressPause;
+  final Duration requestTimeout;
+  final int maxRequests;
+  final TimeSource time;
 
   private IdempotencyProbe(Builder b) {
     this.url = b.url;
@@ -147,17 +141,10 @@ public final class IdempotencyProbe {
    * @throws InterruptedException if the thread is interrupted during a burst or a wait
    */
   public ProbeReport run() throws InterruptedException {
-    List<CheckResult> results = new ArrayList<>();
     try (ProbeTransport transport =
         new ProbeTransport(
             url, method, contentType, headers, keyHeader, plannedRequests(), requestTimeout)) {
-      Run run = new Run(transport);
-      results.add(run.measure(ProbeCheck.REPLAY, run::replay));
-      results.add(run.measure(ProbeCheck.KEY_REUSE_REJECTED, run::keyReuse));
-      results.add(run.measure(ProbeCheck.CONCURRENT_REQUESTS, run::concurrent));
-      results.add(run.measure(ProbeCheck.LOST_RESPONSE, run::lostResponse));
-      results.add(run.measure(ProbeCheck.KEY_REQUIRED, run::keyRequired));
-      results.add(run.measure(ProbeCheck.RETENTION, run::retention));
+      List<CheckResult> results = new ProbeBattery(this, transport).run();
       return new ProbeReport(
           method, shown(url), keyHeader, plannedRequests(), transport.sent(), results);
     }
@@ -191,277 +178,6 @@ public final class IdempotencyProbe {
           : "{\"probe_variant\":\"other\"," + rest;
     }
     return body + "\nprobe_variant=other";
-  }
-
-  /** One run's state: what the server has shown so far about marking replays. */
-  private final class Run {
-    private final ProbeTransport transport;
-    private boolean replaysMarked;
-
-    Run(ProbeTransport transport) {
-      this.transport = transport;
-    }
-
-    CheckResult measure(ProbeCheck check, CheckBody body) throws InterruptedException {
-      int before = transport.sent();
-      Outcome outcome = body.run();
-      return new CheckResult(check, outcome.verdict, outcome.evidence, transport.sent() - before);
-    }
-
-    Outcome replay() {
-      String key = newKey();
-      ProbeExchange first = send(key, body);
-      if (!first.successful()) {
-        return notAccepted(first);
-      }
-      ProbeExchange retry = send(key, body);
-      String evidence = "first " + describe(first) + "; retry " + describe(retry);
-      if (retry.status() != first.status()) {
-        return fail(evidence + ": the replay's status differs from the first answer's");
-      }
-      if (!sameResource(first, retry)) {
-        return fail(evidence + ": executed again (" + resourceText(retry) + " is not "
-            + resourceText(first) + ")");
-      }
-      if (!replayed(retry)) {
-        return pass(evidence + " (no " + replayHeader + " header: judged by the resource)");
-      }
-      return pass(evidence);
-    }
-
-    Outcome keyReuse() {
-      String key = newKey();
-      ProbeExchange first = send(key, body);
-      if (!first.successful()) {
-        return notAccepted(first);
-      }
-      ProbeExchange other = send(key, otherBody);
-      ProbeExchange again = settle(key, body);
-      String evidence = "first " + describe(first) + "; other body " + describe(other)
-          + "; first body again " + describe(again);
-      if (other.successful()) {
-        return fail(evidence + (sameResource(first, other)
-            ? ": the first result was returned for a different request (fingerprint not checked)"
-            : ": the different request was executed under the same key"));
-      }
-      if (other.status() != mismatchStatus) {
-        return fail(evidence + ": expected " + mismatchStatus + " for the different body");
-      }
-      if (!again.successful() || !sameResource(first, again)) {
-        return fail(evidence + ": after the rejection the key no longer names the first result");
-      }
-      return pass(evidence);
-    }
-
-    Outcome concurrent() throws InterruptedException {
-      String key = newKey();
-      List<ProbeExchange> answers = transport.burst(key, body, concurrency);
-      Map<String, Integer> statuses = new TreeMap<>();
-      Set<String> resources = new LinkedHashSet<>();
-      int unexpected = 0;
-      for (ProbeExchange a : answers) {
-        if (!a.successful() && a.status() != 409 && a.status() != 429 && a.status() != 503) {
-          unexpected++;
-        }
-        statuses.merge(a.status() >= 0 ? Integer.toString(a.status()) : "no answer", 1,
-            Integer::sum);
-        if (a.successful()) {
-          resources.add(resource(a));
-        }
-        replaysMarked |= replayed(a);
-      }
-      StringBuilder evidence = new StringBuilder(concurrency + " at once: ");
-      statuses.forEach((s, n) -> evidence.append(n).append('×').append(s).append(", "));
-      evidence.setLength(evidence.length() - 2);
-      evidence.append("; ").append(resources.size()).append(resources.size() == 1
-          ? " resource" : " resources");
-      if (!resources.isEmpty()) {
-        evidence.append(' ').append(abbreviate(resources));
-      }
-      if (resources.size() > 1) {
-        return fail(evidence + ": executed " + resources.size() + " times");
-      }
-      if (resources.isEmpty()) {
-        return fail(evidence + ": no request of the burst was executed");
-      }
-      if (unexpected > 0) {
-        return fail(evidence + ": " + unexpected + " answered neither 2xx nor 409 (nor 429 or 503,"
-            + " which say \"not processed\"), so their outcome is unknown");
-      }
-      return pass(evidence.toString());
-    }
-
-    Outcome lostResponse() throws InterruptedException {
-      String key = newKey();
-      String dropped = transport.sendAndDrop(key, body);
-      ProbeExchange retry = settle(key, body);
-      ProbeExchange again = send(key, body);
-      String evidence = "dropped request " + dropped + "; retry " + describe(retry)
-          + "; again " + describe(again);
-      if (!retry.successful()) {
-        return fail(evidence + ": the retry did not get a result");
-      }
-      if (again.status() != retry.status() || !sameResource(retry, again)) {
-        return fail(evidence + ": executed again (" + resourceText(again) + " is not "
-            + resourceText(retry) + ")");
-      }
-      if (replaysMarked && !replayed(retry)) {
-        return fail(evidence + ": the retry was executed, not replayed, although the server marks"
-            + " replays: the dropped request's result was not kept");
-      }
-      if (!replayed(retry)) {
-        return pass(evidence + " (the server marks no replays: whether the dropped request ran"
-            + " cannot be told; the key names one result)");
-      }
-      return pass(evidence);
-    }
-
-    Outcome keyRequired() {
-      if (!keyRequired) {
-        return new Outcome(Verdict.NOT_APPLICABLE, "not configured (the server is not expected"
-            + " to require a key)");
-      }
-      ProbeExchange answer = send(null, body);
-      String evidence = "without a key: " + describe(answer);
-      if (answer.status() == keyRequiredStatus) {
-        return pass(evidence);
-      }
-      if (answer.successful()) {
-        return fail(evidence + ": executed without a key");
-      }
-      return fail(evidence + ": expected " + keyRequiredStatus);
-    }
-
-    Outcome retention() throws InterruptedException {
-      if (retention == null) {
-        return new Outcome(Verdict.NOT_APPLICABLE, "not configured (no retention given)");
-      }
-      String key = newKey();
-      ProbeExchange first = send(key, body);
-      if (!first.successful()) {
-        return notAccepted(first);
-      }
-      time.sleep(retention);
-      ProbeExchange late = send(key, body);
-      String evidence = "first " + describe(first) + "; after " + retention + ": "
-          + describe(late);
-      boolean same = late.successful() && late.status() == first.status()
-          && sameResource(first, late);
-      switch (afterRetention) {
-        case EXECUTED_AGAIN:
-          return late.successful() && !same && !replayed(late)
-              ? pass(evidence + ": executed again, as documented")
-              : fail(evidence + ": expected a new execution");
-        case REPLAYED:
-          return same ? pass(evidence + ": replayed, as documented")
-              : fail(evidence + ": expected the first result replayed");
-        default:
-          return late.status() >= 400 && late.status() < 500
-              ? pass(evidence + ": rejected, as documented")
-              : fail(evidence + ": expected a 4xx rejection");
-      }
-    }
-
-    /** Sends, and while the answer is 409 (in progress) waits and sends again, boundedly. */
-    private ProbeExchange settle(String key, String requestBody) {
-      ProbeExchange answer = send(key, requestBody);
-      for (int i = 0; i < inProgressRetries && answer.status() == 409; i++) {
-        try {
-          time.sleep(inProgressPause);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return answer;
-        }
-        answer = send(key, requestBody);
-      }
-      return answer;
-    }
-
-    private ProbeExchange send(String key, String requestBody) {
-      ProbeExchange answer = transport.send(key, requestBody);
-      replaysMarked |= replayed(answer);
-      return answer;
-    }
-
-    private Outcome notAccepted(ProbeExchange first) {
-      return fail("first request " + describe(first) + ": the probe needs a 2xx answer to a new"
-          + " request (check the URL, body and headers)");
-    }
-  }
-
-  private boolean replayed(ProbeExchange e) {
-    return "true".equalsIgnoreCase(String.valueOf(e.header(replayHeader)).trim());
-  }
-
-  private Optional<String> idOf(ProbeExchange e) {
-    try {
-      return resourceId.resourceId(e);
-    } catch (RuntimeException ex) {
-      return Optional.empty();
-    }
-  }
-
-  /** The resource an answer names: its id, else its whole body. */
-  private String resource(ProbeExchange e) {
-    return idOf(e).map(id -> "id " + id).orElseGet(() -> "body " + e.body());
-  }
-
-  private boolean sameResource(ProbeExchange a, ProbeExchange b) {
-    return resource(a).equals(resource(b));
-  }
-
-  private String resourceText(ProbeExchange e) {
-    return abbreviate(resource(e), 60);
-  }
-
-  private String describe(ProbeExchange e) {
-    if (e.status() < 0) {
-      return e.statusText();
-    }
-    StringBuilder s = new StringBuilder(Integer.toString(e.status()));
-    if (e.successful()) {
-      s.append(' ').append(resourceText(e));
-    }
-    if (replayed(e)) {
-      s.append(' ').append(replayHeader).append(": true");
-    }
-    return s.toString();
-  }
-
-  private static String abbreviate(Set<String> resources) {
-    List<String> shown = new ArrayList<>();
-    for (String r : resources) {
-      if (shown.size() == 3) {
-        shown.add("...");
-        break;
-      }
-      shown.add(abbreviate(r, 40));
-    }
-    return "(" + String.join(", ", shown) + ")";
-  }
-
-  private static String abbreviate(String s, int max) {
-    String flat = s.replace('\n', ' ').replace('\r', ' ');
-    return flat.length() <= max ? flat : flat.substring(0, max - 3) + "...";
-  }
-
-  private static String newKey() {
-    return "probe-" + UUID.randomUUID();
-  }
-
-  private static Outcome pass(String evidence) {
-    return new Outcome(Verdict.PASS, evidence);
-  }
-
-  private static Outcome fail(String evidence) {
-    return new Outcome(Verdict.FAIL, evidence);
-  }
-
-  private record Outcome(Verdict verdict, String evidence) {}
-
-  @FunctionalInterface
-  private interface CheckBody {
-    Outcome run() throws InterruptedException;
   }
 
   /**

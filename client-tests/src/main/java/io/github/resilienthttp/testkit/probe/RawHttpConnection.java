@@ -123,7 +123,8 @@ final class RawHttpConnection implements Closeable {
     for (String line = readLine(); !line.isEmpty(); line = readLine()) {
       int colon = line.indexOf(':');
       if (colon > 0) {
-        headers.addUnsafeNonAscii(line.substring(0, colon).trim(), line.substring(colon + 1).trim());
+        String name = line.substring(0, colon).trim();
+        headers.addUnsafeNonAscii(name, line.substring(colon + 1).trim());
       }
     }
     Headers h = headers.build();

@@ -36,9 +36,10 @@ public interface ResourceIdExtractor {
     if (field.isEmpty()) {
       throw new IllegalArgumentException("field must not be empty");
     }
-    Pattern member =
-        Pattern.compile(
-            "\"" + Pattern.quote(field) + "\"\\s*:\\s*(?:\"((?:[^\"\\\\]|\\\\.)*)\"|(-?[0-9][0-9.eE+-]*))");
+    String string = "\"((?:[^\"\\\\]|\\\\.)*)\"";
+    String number = "(-?[0-9][0-9.eE+-]*)";
+    Pattern member = Pattern.compile(
+        "\"" + Pattern.quote(field) + "\"\\s*:\\s*(?:" + string + "|" + number + ")");
     return response -> {
       Matcher m = member.matcher(response.body());
       if (!m.find()) {
