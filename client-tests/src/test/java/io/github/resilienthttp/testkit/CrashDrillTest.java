@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.resilienthttp.Backoff;
 import io.github.resilienthttp.Operation;
 import io.github.resilienthttp.OperationFailure;
+import io.github.resilienthttp.OperationOptions;
 import io.github.resilienthttp.OutcomeUnknownException;
 import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.RetryBudget;
@@ -131,6 +132,28 @@ class CrashDrillTest {
         .extracting(ReceivedRequest::outcome)
         .containsExactly(Outcome.IN_PROGRESS, Outcome.IN_PROGRESS, Outcome.IN_PROGRESS,
             Outcome.IN_PROGRESS, Outcome.RECOVERED);
+    assertThat(ledger.effects()).extracting(Effect::key).containsExactly(KEY);
+  }
+
+  @Test
+  void aPlainOkHttpCallResumedWithTheKeyInItsOperationOptionsEndsWithOnePaymentToo()
+      throws Exception {
+    IdempotentTestServer restarted = crashAndRestart(CrashPoint.AFTER_BUSINESS_WRITE);
+
+    Request resumed = payment(restarted.url("/payments")).newBuilder()
+        .tag(OperationOptions.class, OperationOptions.builder().idempotencyKey(KEY).build())
+        .build();
+    try (Response response = client(10).okHttpClient().newCall(resumed).execute()) {
+      assertThat(response.code()).isEqualTo(201);
+      assertThat(response.header("Idempotent-Replayed")).isEqualTo("true");
+      assertThat(response.body().string()).isEqualTo("{\"id\":\"pay_1\",\"effect\":1}");
+    }
+
+    assertThat(restarted.requests())
+        .extracting(ReceivedRequest::outcome)
+        .containsExactly(Outcome.IN_PROGRESS, Outcome.IN_PROGRESS, Outcome.IN_PROGRESS,
+            Outcome.RECOVERED);
+    assertThat(restarted.keysSeen()).containsOnly(KEY);
     assertThat(ledger.effects()).extracting(Effect::key).containsExactly(KEY);
   }
 

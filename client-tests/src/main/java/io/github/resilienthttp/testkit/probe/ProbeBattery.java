@@ -43,7 +43,7 @@ final class ProbeBattery {
     return new CheckResult(check, outcome.verdict, outcome.evidence, transport.sent() - before);
   }
 
-  Outcome replay() {
+  private Outcome replay() {
     String key = newKey();
     ProbeExchange first = send(key, probe.body);
     if (!first.successful()) {
@@ -64,7 +64,7 @@ final class ProbeBattery {
     return pass(evidence);
   }
 
-  Outcome keyReuse() {
+  private Outcome keyReuse() {
     String key = newKey();
     ProbeExchange first = send(key, probe.body);
     if (!first.successful()) {
@@ -88,7 +88,7 @@ final class ProbeBattery {
     return pass(evidence);
   }
 
-  Outcome concurrent() throws InterruptedException {
+  private Outcome concurrent() throws InterruptedException {
     String key = newKey();
     List<ProbeExchange> answers = transport.burst(key, probe.body, probe.concurrency);
     Map<String, Integer> statuses = new TreeMap<>();
@@ -126,7 +126,7 @@ final class ProbeBattery {
     return pass(evidence.toString());
   }
 
-  Outcome lostResponse() throws InterruptedException {
+  private Outcome lostResponse() throws InterruptedException {
     String key = newKey();
     String dropped = transport.sendAndDrop(key, probe.body);
     ProbeExchange retry = settle(key, probe.body);
@@ -151,7 +151,7 @@ final class ProbeBattery {
     return pass(evidence);
   }
 
-  Outcome keyRequired() {
+  private Outcome keyRequired() {
     if (!probe.keyRequired) {
       return new Outcome(Verdict.NOT_APPLICABLE, "not configured (the server is not expected"
           + " to require a key)");
@@ -167,7 +167,7 @@ final class ProbeBattery {
     return fail(evidence + ": expected " + probe.keyRequiredStatus);
   }
 
-  Outcome retention() throws InterruptedException {
+  private Outcome retention() throws InterruptedException {
     if (probe.retention == null) {
       return new Outcome(Verdict.NOT_APPLICABLE, "not configured (no retention given)");
     }
