@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The demo jar's {@code probe} command, run in-process as {@code main} runs it: against the embedded
- * correct server (exit 0), an embedded broken one (exit 1), a URL (a loopback server this test
- * starts), and bad arguments (exit 2).
+ * The demo jar's {@code probe} command, run in-process as {@code main} runs it: against the
+ * embedded correct server (exit 0), an embedded broken one (exit 1), a URL (a loopback server
+ * this test starts), and bad arguments (exit 2).
  */
 class ProbeCommandTest {
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();

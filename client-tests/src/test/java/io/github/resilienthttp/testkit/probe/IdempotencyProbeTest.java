@@ -166,7 +166,8 @@ class IdempotencyProbeTest {
             .build()
             .run();
 
-    assertThat(report.failedChecks()).containsExactly(ProbeCheck.KEY_REQUIRED, ProbeCheck.RETENTION);
+    assertThat(report.failedChecks())
+        .containsExactly(ProbeCheck.KEY_REQUIRED, ProbeCheck.RETENTION);
     assertThat(report.result(ProbeCheck.KEY_REQUIRED).evidence())
         .isEqualTo("without a key: 201 id pay_5: executed without a key");
     assertThat(report.result(ProbeCheck.RETENTION).evidence())
@@ -251,9 +252,9 @@ class IdempotencyProbeTest {
         + " body is replayed\",\"verdict\":\"PASS\",\"requests\":2,\"evidence\":\"first 201 id"
         + " \\\"a\\\"\"},{\"number\":5,\"name\":\"KEY_REQUIRED\",\"title\":\"request without a key"
         + " is rejected\",\"verdict\":\"NOT_APPLICABLE\",\"requests\":0,\"evidence\":\"not"
-        + " configured\"},{\"number\":6,\"name\":\"RETENTION\",\"title\":\"retry after the retention"
-        + " behaves as documented\",\"verdict\":\"FAIL\",\"requests\":1,\"evidence\":\"late"
-        + " 201\"}]}\n");
+        + " configured\"},{\"number\":6,\"name\":\"RETENTION\",\"title\":\"retry after the"
+        + " retention behaves as documented\",\"verdict\":\"FAIL\",\"requests\":1,"
+        + "\"evidence\":\"late 201\"}]}\n");
     assertThat(report.toTable())
         .contains("sent 3 requests (at most 21), all to this URL")
         .contains("n/a")
@@ -262,7 +263,8 @@ class IdempotencyProbeTest {
 
   @Test
   void theOtherBodyOfCheckTwoAddsAMember() {
-    assertThat(IdempotencyProbe.variantOf("{\"a\":1}")).isEqualTo("{\"probe_variant\":\"other\",\"a\":1}");
+    assertThat(IdempotencyProbe.variantOf("{\"a\":1}"))
+        .isEqualTo("{\"probe_variant\":\"other\",\"a\":1}");
     assertThat(IdempotencyProbe.variantOf(" { } ")).isEqualTo("{\"probe_variant\":\"other\"} ");
     assertThat(IdempotencyProbe.variantOf("a=1")).isEqualTo("a=1\nprobe_variant=other");
   }
