@@ -128,6 +128,9 @@ final class IdempotentDispatcher extends Dispatcher {
     Result result = process(entry, request, bodyBytes);
     if (result.outcome == Outcome.ABORTED || result.outcome == Outcome.CRASHED) {
       log.finish(entry, result.outcome, -1);
+      if (result.outcome == Outcome.CRASHED) {
+        onCrash.run(); // after the log is written: the stop closes the client's connection
+      }
       return closeSocket();
     }
     MockResponse.Builder response = toMock(result.response, method);
@@ -302,7 +305,6 @@ final class IdempotentDispatcher extends Dispatcher {
   private boolean crashHere(CrashPoint point) {
     if (armedCrash.compareAndSet(point, null)) {
       crashed = true;
-      onCrash.run();
       return true;
     }
     return false;
