@@ -86,7 +86,7 @@ class AsyncAndPlainOkHttpTest {
     });
     assertThat(status.get(10, TimeUnit.SECONDS)).isEqualTo(201);
     assertThat(server.keysSeen()).containsExactly(op.idempotencyKey(), op.idempotencyKey(), op.idempotencyKey());
-    assertThat(server.effectCount()).isEqualTo(1);
+    assertThat(server.stats().effects()).isEqualTo(1);
     assertThat(op.attempts()).isEqualTo(3).isEqualTo(op.networkRequests());
     assertThat(completionThread.get()).doesNotContain("resilient-http-scheduler");
   }
@@ -99,7 +99,7 @@ class AsyncAndPlainOkHttpTest {
         .isInstanceOf(ExecutionException.class)
         .cause().isInstanceOfSatisfying(OutcomeUnknownException.class,
             e -> assertThat(e.idempotencyKey()).isEqualTo(op.idempotencyKey()));
-    assertThat(server.requestCount()).isEqualTo(1);
+    assertThat(server.stats().requests()).isEqualTo(1);
     assertThatThrownBy(op::executeAsync).isInstanceOf(IllegalStateException.class);
   }
 
@@ -145,7 +145,7 @@ class AsyncAndPlainOkHttpTest {
     sampler.join();
 
     assertThat(ok).isEqualTo(n);
-    assertThat(server.effectCount()).isEqualTo(n);
+    assertThat(server.stats().effects()).isEqualTo(n);
     assertThat(server.duplicateEffects(Effect::body)).isZero();
     // The sampler thread itself is one of them.
     assertThat(peak.get() - baseline).isLessThan(20);
@@ -157,12 +157,12 @@ class AsyncAndPlainOkHttpTest {
     Ends ends = new Ends();
     Operation op = client(Duration.ofMillis(400)).addListener(ends).build().operation(charge("c-1"));
     CompletableFuture<Response> future = op.executeAsync();
-    await().atMost(Duration.ofSeconds(5)).until(() -> server.requestCount() == 1 && op.attempts() == 1);
+    await().atMost(Duration.ofSeconds(5)).until(() -> server.stats().requests() == 1 && op.attempts() == 1);
     assertThat(future.cancel(true)).isTrue();
     // Wait past the would-be retry time, then check that nothing else was sent.
     long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(700);
     await().atMost(Duration.ofSeconds(2)).until(() -> System.nanoTime() > until);
-    assertThat(server.requestCount()).isEqualTo(1);
+    assertThat(server.stats().requests()).isEqualTo(1);
     assertThat(op.attempts()).isEqualTo(1);
     assertThat(future).isCancelled();
     assertThatThrownBy(future::join).isInstanceOf(CancellationException.class);
@@ -177,12 +177,12 @@ class AsyncAndPlainOkHttpTest {
     ResilientHttpClient client = client(Duration.ofMillis(10)).circuitBreaker(breaker).build();
     Operation op = client.operation(charge("c-2"));
     CompletableFuture<Response> future = op.executeAsync();
-    await().atMost(Duration.ofSeconds(5)).until(() -> server.requestCount() == 1);
+    await().atMost(Duration.ofSeconds(5)).until(() -> server.stats().requests() == 1);
     op.cancel();
     assertThat(future).isCancelled();
     long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
     await().atMost(Duration.ofSeconds(2)).until(() -> System.nanoTime() > until);
-    assertThat(server.requestCount()).isEqualTo(1);
+    assertThat(server.stats().requests()).isEqualTo(1);
     assertThat(op.attempts()).isEqualTo(1);
     // The cancelled attempt's permission was released, not recorded: the breaker saw no call.
     await().atMost(Duration.ofSeconds(2)).until(() -> breaker.getMetrics().getNumberOfBufferedCalls() == 0);
@@ -202,8 +202,8 @@ class AsyncAndPlainOkHttpTest {
         .isInstanceOf(DeadlineExceededException.class);
     assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isBetween(380L, 2_000L);
     // Attempts at about 0, 200 and 400 ms; a slow machine may fit only two before the deadline.
-    assertThat(server.requestCount()).isBetween(2, 3);
-    assertThat(server.effectCount()).isEqualTo(1);
+    assertThat(server.stats().requests()).isBetween(2, 3);
+    assertThat(server.stats().effects()).isEqualTo(1);
   }
 
   @Test
@@ -215,7 +215,7 @@ class AsyncAndPlainOkHttpTest {
       assertThat(r.code()).isEqualTo(201);
     }
     assertThat(server.keysSeen()).hasSize(3).doesNotContainNull().containsOnly(server.keysSeen().get(0));
-    assertThat(server.effectCount()).isEqualTo(1);
+    assertThat(server.stats().effects()).isEqualTo(1);
   }
 
   @Test

@@ -69,12 +69,12 @@ class IdempotentServerIntegrationTest {
       assertThat(r.header("Idempotent-Replayed")).isEqualTo("true");
       firstBody = r.body().string();
     }
-    assertThat(server.effectCount()).isEqualTo(1);
+    assertThat(server.stats().effects()).isEqualTo(1);
     assertThat(server.effectCountForKey(op.idempotencyKey())).isEqualTo(1);
-    assertThat(server.replayCount()).isEqualTo(1);
+    assertThat(server.stats().replays()).isEqualTo(1);
     assertThat(server.keysSeen()).containsExactly(op.idempotencyKey(), op.idempotencyKey());
     assertThat(firstBody).contains("\"effect\":1");
-    assertThat(op.attempts()).isEqualTo(2).isEqualTo(server.requestCount());
+    assertThat(op.attempts()).isEqualTo(2).isEqualTo(server.stats().requests());
   }
 
   @Test
@@ -85,8 +85,8 @@ class IdempotentServerIntegrationTest {
       assertThat(e.idempotencyKey()).isEqualTo(op.idempotencyKey());
       assertThat(e.idempotencyKeySent()).isFalse();
     });
-    assertThat(server.effectCount()).isEqualTo(1);
-    assertThat(server.requestCount()).isEqualTo(1);
+    assertThat(server.stats().effects()).isEqualTo(1);
+    assertThat(server.stats().requests()).isEqualTo(1);
   }
 
   @Test
@@ -100,7 +100,7 @@ class IdempotentServerIntegrationTest {
       assertThat(r.code()).isEqualTo(201);
       assertThat(r.header("Idempotent-Replayed")).isEqualTo("true");
     }
-    assertThat(server.effectCount()).isEqualTo(1);
+    assertThat(server.stats().effects()).isEqualTo(1);
     assertThat(server.keysSeen()).containsOnly(saved).hasSize(4);
   }
 
@@ -136,15 +136,15 @@ class IdempotentServerIntegrationTest {
       }
     });
     first.start();
-    org.awaitility.Awaitility.await().until(() -> server.inFlightRequests() == 1);
+    org.awaitility.Awaitility.await().until(() -> server.stats().inFlight() == 1);
     Operation second = client.operation(charge("order-5")).idempotencyKey(key);
     try (Response r = second.execute()) {
       assertThat(r.code()).isEqualTo(201);
       assertThat(r.header("Idempotent-Replayed")).isEqualTo("true");
     }
     first.join();
-    assertThat(server.effectCount()).isEqualTo(1);
-    assertThat(server.inProgressCount()).isGreaterThanOrEqualTo(1);
+    assertThat(server.stats().effects()).isEqualTo(1);
+    assertThat(server.stats().inProgress()).isGreaterThanOrEqualTo(1);
     assertThat(events).contains("in-progress#1").last().asString().startsWith("replay#");
   }
 
@@ -168,7 +168,7 @@ class IdempotentServerIntegrationTest {
       assertThat(e.attempts()).isEqualTo(3);
       assertThat(e.idempotencyKey()).isEqualTo(op.idempotencyKey());
     });
-    assertThat(server.effectCount()).isEqualTo(1);
+    assertThat(server.stats().effects()).isEqualTo(1);
   }
 
   @Test
@@ -187,8 +187,8 @@ class IdempotentServerIntegrationTest {
       assertThat(e.reason()).isEqualTo("circuit-breaker-open");
       assertThat(e.getSuppressed()).singleElement().isInstanceOf(CircuitBreakerOpenException.class);
     });
-    assertThat(server.effectCount()).isEqualTo(1);
-    assertThat(server.requestCount()).isEqualTo(1);
+    assertThat(server.stats().effects()).isEqualTo(1);
+    assertThat(server.stats().requests()).isEqualTo(1);
   }
 
   @Test
@@ -202,8 +202,8 @@ class IdempotentServerIntegrationTest {
     first.execute().close();
     client.operation(charge("order-sf")).idempotencyKey(first.idempotencyKey()).execute().close();
     assertThat(server.keysSeen()).containsExactly("\"abc\"", "\"abc\"");
-    assertThat(server.effectCount()).isEqualTo(1);
-    assertThat(server.replayCount()).isEqualTo(1);
+    assertThat(server.stats().effects()).isEqualTo(1);
+    assertThat(server.stats().replays()).isEqualTo(1);
   }
 
   @Test
@@ -269,7 +269,7 @@ class IdempotentServerIntegrationTest {
     }
     assertThat(breaker.getState()).isEqualTo(io.github.resilience4j.circuitbreaker.CircuitBreaker.State.OPEN);
     assertThat(rejected).isGreaterThan(0);
-    assertThat(server.requestCount()).isLessThanOrEqualTo(50);
+    assertThat(server.stats().requests()).isLessThanOrEqualTo(50);
   }
 
   @Test
@@ -280,9 +280,9 @@ class IdempotentServerIntegrationTest {
     try (Response r = client.operation(charge("order-2")).idempotencyKey(op.idempotencyKey()).execute()) {
       assertThat(r.code()).isEqualTo(422);
     }
-    assertThat(server.mismatchCount()).isEqualTo(1);
-    assertThat(server.effectCount()).isEqualTo(1);
-    assertThat(server.requestCount()).isEqualTo(2);
+    assertThat(server.stats().mismatches()).isEqualTo(1);
+    assertThat(server.stats().effects()).isEqualTo(1);
+    assertThat(server.stats().requests()).isEqualTo(2);
   }
 
   @Test
@@ -309,7 +309,7 @@ class IdempotentServerIntegrationTest {
     }
     assertThat(server.duplicateEffects(Effect::body)).isZero();
     assertThat(succeeded).isGreaterThan(n * 9 / 10);
-    assertThat(server.requestCount()).isEqualTo(attemptsByListener.get());
+    assertThat(server.stats().requests()).isEqualTo(attemptsByListener.get());
     assertThat(okHttp.connectionPool().connectionCount())
         .isEqualTo(okHttp.connectionPool().idleConnectionCount());
   }

@@ -128,8 +128,8 @@ class ObservabilityTest {
         "attempt 3 retry", "ended 3 io RETRY_IF_IDEMPOTENT", "retry 4 in 10ms",
         "attempt 4 retry", "ended 4 201 SUCCESS", "replay 4",
         "done SUCCESS attempts=4 network=4");
-    assertThat(server.requestCount()).isEqualTo(4);
-    assertThat(server.effectCount()).isEqualTo(1);
+    assertThat(server.stats().requests()).isEqualTo(4);
+    assertThat(server.stats().effects()).isEqualTo(1);
 
     assertThat(registry.get("http.client.attempts").tag("attempt.kind", "first").counter().count()).isEqualTo(1);
     assertThat(registry.get("http.client.attempts").tag("attempt.kind", "retry").counters())

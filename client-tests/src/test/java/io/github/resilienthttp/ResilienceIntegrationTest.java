@@ -77,10 +77,10 @@ class ResilienceIntegrationTest {
     List<Result> results = inParallel(8, 1_000, i -> run(client.operation(charge("order-" + i))));
 
     // RetryBudget's guarantee with T = 0: retries <= 0.1 x 1000 first attempts + maxTokens (30).
-    int retries = server.requestCount() - 1_000;
+    int retries = server.stats().requests() - 1_000;
     assertThat(retries).isLessThanOrEqualTo(100 + 30).isGreaterThanOrEqualTo(100);
-    assertThat(server.requestCount()).isLessThanOrEqualTo(1_130);
-    assertThat(events.attemptsStarted.get()).isEqualTo(server.requestCount());
+    assertThat(server.stats().requests()).isLessThanOrEqualTo(1_130);
+    assertThat(events.attemptsStarted.get()).isEqualTo(server.stats().requests());
     assertThat(budget.availableTokens()).isLessThan(1.0);
     // A refused retry returns the last answer: every operation ended with the 503 it last got.
     assertThat(results).allSatisfy(r -> assertThat(r.status).isEqualTo(503));
@@ -106,7 +106,7 @@ class ResilienceIntegrationTest {
 
     List<Result> results = inParallel(8, 1_000, i -> run(client.operation(charge("order-" + i))));
 
-    assertThat(server.requestCount()).isEqualTo(5_000);
+    assertThat(server.stats().requests()).isEqualTo(5_000);
     assertThat(results).allSatisfy(r -> assertThat(r.status).isEqualTo(503));
     assertThat(events.budgetRefused.get()).isZero();
   }
@@ -134,7 +134,7 @@ class ResilienceIntegrationTest {
     Result fourth = run(client.operation(charge("a3")));
     assertThat(fourth.status).isEqualTo(503);
     assertThat(fourth.op.attempts()).isEqualTo(1);
-    assertThat(server.requestCount()).isEqualTo(10);
+    assertThat(server.stats().requests()).isEqualTo(10);
     assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.OPEN);
     assertThat(events.lastEnded().reason()).isEqualTo("circuit-breaker-open");
 
@@ -152,20 +152,20 @@ class ResilienceIntegrationTest {
       assertThat(run(client.operation(charge("c" + i))).failure)
           .isInstanceOf(CircuitBreakerOpenException.class);
     }
-    assertThat(server.requestCount()).isEqualTo(10);
+    assertThat(server.stats().requests()).isEqualTo(10);
 
     server.stopRandomFaults();
     // While open, each poll is rejected locally; after the wait the first poll is a probe.
     await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
         .until(() -> run(client.operation(charge("probe"))).status == 201);
-    assertThat(server.requestCount()).isEqualTo(11);
+    assertThat(server.stats().requests()).isEqualTo(11);
     assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.HALF_OPEN);
     assertThat(run(client.operation(charge("probe-2"))).status).isEqualTo(201);
     assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
     for (int i = 0; i < 10; i++) {
       assertThat(run(client.operation(charge("d" + i))).status).isEqualTo(201);
     }
-    assertThat(server.requestCount()).isEqualTo(22);
+    assertThat(server.stats().requests()).isEqualTo(22);
     assertThat(events.breakerRejected.get()).isGreaterThan(21);
   }
 
@@ -183,7 +183,7 @@ class ResilienceIntegrationTest {
       assertThat(run(client.operation(charge("order-" + i))).status).isEqualTo(codes[i % 3]);
     }
 
-    assertThat(server.requestCount()).isEqualTo(200);
+    assertThat(server.stats().requests()).isEqualTo(200);
     assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
     CircuitBreaker.Metrics m = breaker.getMetrics();
     assertThat(m.getFailureRate()).isZero();
@@ -215,7 +215,7 @@ class ResilienceIntegrationTest {
     }
     go.countDown();
     await().atMost(Duration.ofSeconds(5)).until(() -> events.breakerRejected.get() == 18);
-    assertThat(server.requestCount()).isEqualTo(2);
+    assertThat(server.stats().requests()).isEqualTo(2);
     assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.HALF_OPEN);
 
     List<Result> results = new ArrayList<>();
@@ -227,8 +227,8 @@ class ResilienceIntegrationTest {
     assertThat(results.stream().filter(r -> r.failure instanceof CircuitBreakerOpenException))
         .hasSize(18)
         .allSatisfy(r -> assertThat(((CircuitBreakerOpenException) r.failure).attempts()).isZero());
-    assertThat(server.requestCount()).isEqualTo(2);
-    assertThat(server.maxConcurrentRequests()).isEqualTo(2);
+    assertThat(server.stats().requests()).isEqualTo(2);
+    assertThat(server.stats().maxConcurrent()).isEqualTo(2);
     assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
   }
 
@@ -249,7 +249,7 @@ class ResilienceIntegrationTest {
       probe.set(run(client.operation(charge("probe"))));
       flagKept.set(Thread.currentThread().isInterrupted());
     });
-    await().atMost(Duration.ofSeconds(5)).until(() -> server.inFlightRequests() == 1);
+    await().atMost(Duration.ofSeconds(5)).until(() -> server.stats().inFlight() == 1);
     // The only permitted probe is taken: anyone else is rejected without sending.
     assertThat(run(client.operation(charge("other"))).failure)
         .isInstanceOf(CircuitBreakerOpenException.class);
@@ -266,7 +266,7 @@ class ResilienceIntegrationTest {
 
     server.processingTime(Duration.ZERO);
     assertThat(run(client.operation(charge("next"))).status).isEqualTo(201);
-    assertThat(server.requestCount()).isEqualTo(2);
+    assertThat(server.stats().requests()).isEqualTo(2);
     assertThat(server.duplicateEffects()).isZero();
   }
 
@@ -314,11 +314,11 @@ class ResilienceIntegrationTest {
   /** Ten failing single attempts: exactly the window, all failures. */
   private void openBreaker(ResilientHttpClient client, CircuitBreaker breaker) throws IOException {
     server.randomFaults(3, FaultMix.builder().status503(1.0).build());
-    int before = server.requestCount();
+    int before = server.stats().requests();
     while (breaker.getState() != CircuitBreaker.State.OPEN) {
       assertThat(run(client.operation(charge("fail"))).status).isEqualTo(503);
     }
-    assertThat(server.requestCount() - before).isEqualTo(10);
+    assertThat(server.stats().requests() - before).isEqualTo(10);
   }
 
   private static AtomicReference<Instant> watchOpening(CircuitBreaker breaker) {
@@ -348,8 +348,8 @@ class ResilienceIntegrationTest {
     List<Result> results = inParallel(50, 150, i -> run(client.operation(charge("order-" + i))));
 
     assertThat(results).allSatisfy(r -> assertThat(r.status).isEqualTo(201));
-    assertThat(server.maxConcurrentRequests()).isEqualTo(4);
-    assertThat(server.effectCount()).isEqualTo(150);
+    assertThat(server.stats().maxConcurrent()).isEqualTo(4);
+    assertThat(server.stats().effects()).isEqualTo(150);
     assertThat(events.bulkheadRejected.get()).isZero();
     assertThat(client.bulkhead().orElseThrow().getMetrics().getAvailableConcurrentCalls()).isEqualTo(4);
   }
@@ -377,7 +377,7 @@ class ResilienceIntegrationTest {
       assertThat(e.waited()).isLessThan(Duration.ofMillis(100));
     });
     assertThat(results.stream().filter(r -> r.status == 201)).hasSize(2);
-    assertThat(server.requestCount()).isEqualTo(2);
+    assertThat(server.stats().requests()).isEqualTo(2);
     assertThat(events.bulkheadRejected.get()).isEqualTo(8);
     assertThat(events.ended.stream().filter(e -> e.outcome() == OperationResult.Outcome.BULKHEAD_FULL))
         .hasSize(8);
@@ -393,11 +393,11 @@ class ResilienceIntegrationTest {
 
     List<Result> results = inParallel(6, 60, i -> run(client.operation(charge("order-" + i))));
 
-    assertThat(server.faultedCount()).isGreaterThan(20);
-    assertThat(events.attemptsStarted.get()).isEqualTo(server.requestCount());
+    assertThat(server.stats().faulted()).isGreaterThan(20);
+    assertThat(events.attemptsStarted.get()).isEqualTo(server.stats().requests());
     assertThat(results).allSatisfy(r -> assertThat(r.failure)
         .satisfiesAnyOf(f -> assertThat(f).isNull(), f -> assertThat(f).isInstanceOf(OutcomeUnknownException.class)));
-    assertThat(server.maxConcurrentRequests()).isLessThanOrEqualTo(2);
+    assertThat(server.stats().maxConcurrent()).isLessThanOrEqualTo(2);
     assertThat(server.duplicateEffects()).isZero();
     assertThat(client.bulkhead().orElseThrow().getMetrics().getAvailableConcurrentCalls()).isEqualTo(2);
   }
@@ -410,7 +410,7 @@ class ResilienceIntegrationTest {
     AtomicReference<Result> sending = new AtomicReference<>();
     AtomicReference<Result> waiting = new AtomicReference<>();
     Thread holder = start(() -> sending.set(run(client.operation(charge("holder")))));
-    await().atMost(Duration.ofSeconds(5)).until(() -> server.inFlightRequests() == 1);
+    await().atMost(Duration.ofSeconds(5)).until(() -> server.stats().inFlight() == 1);
     Thread waiter = start(() -> waiting.set(run(client.operation(charge("waiter")))));
     await().atMost(Duration.ofSeconds(5)).until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
 
@@ -426,7 +426,7 @@ class ResilienceIntegrationTest {
     assertThat(sending.get().failure).isNull();
     assertThat(sending.get().status).isEqualTo(201);
 
-    assertThat(server.requestCount()).isEqualTo(1);
+    assertThat(server.stats().requests()).isEqualTo(1);
     assertThat(client.bulkhead().orElseThrow().getMetrics().getAvailableConcurrentCalls()).isEqualTo(1);
     server.processingTime(Duration.ZERO);
     assertThat(run(client.operation(charge("after"))).status).isEqualTo(201);
@@ -444,7 +444,7 @@ class ResilienceIntegrationTest {
     ResilientHttpClient client = bulkheadClient(1, Duration.ofSeconds(10), 1, events);
     AtomicReference<Result> slow = new AtomicReference<>();
     Thread holder = start(() -> slow.set(run(client.operation(charge("slow")))));
-    await().atMost(Duration.ofSeconds(5)).until(() -> server.inFlightRequests() == 1);
+    await().atMost(Duration.ofSeconds(5)).until(() -> server.stats().inFlight() == 1);
 
     Operation op = client.operation(charge("late")).deadline(Duration.ofMillis(300));
     long start = System.nanoTime();
@@ -463,7 +463,7 @@ class ResilienceIntegrationTest {
     assertThat(events.lastEnded().outcome()).isEqualTo(OperationResult.Outcome.DEADLINE_EXCEEDED);
     holder.join(5_000);
     assertThat(slow.get().status).isEqualTo(201);
-    assertThat(server.requestCount()).isEqualTo(1);
+    assertThat(server.stats().requests()).isEqualTo(1);
     assertThat(client.bulkhead().orElseThrow().getMetrics().getAvailableConcurrentCalls()).isEqualTo(1);
   }
 

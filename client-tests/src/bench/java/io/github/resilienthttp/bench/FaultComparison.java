@@ -277,14 +277,14 @@ public final class FaultComparison {
       for (long tick = 0; tick < ticks; tick++) {
         parkUntil(start + TimeUnit.MILLISECONDS.toNanos(tick * TICK_MS));
         if (tick == faultTick) {
-          atFault = server.requestCount();
+          atFault = server.stats().requests();
           server.randomFaults(s.seed(), s.mix());
           faultStart = System.nanoTime();
           phase = Phase.FAULT;
         }
         if (tick == recoveryTick && s.recoveredMs() > 0) {
           server.stopRandomFaults();
-          atRecovery = server.requestCount();
+          atRecovery = server.stats().requests();
           recovery = System.nanoTime();
           phase = Phase.RECOVERED;
         }
@@ -308,11 +308,11 @@ public final class FaultComparison {
       // Work that goes on after every caller has returned (attempts still waiting for an answer).
       parkUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500));
       int inFlightAfter = counting.inFlight.get();
-      int total = server.requestCount();
+      int total = server.stats().requests();
       int inFault = (atRecovery == Integer.MIN_VALUE ? total : atRecovery) - atFault;
       // The body names the order: two effects with the same body are one order charged twice.
-      return new RowResult(row, ops, total, inFault, server.effectCount(), server.duplicateEffects(),
-          server.replayCount(), inFlightAfter, faultStart, recovery, end);
+      return new RowResult(row, ops, total, inFault, server.stats().effects(), server.duplicateEffects(),
+          server.stats().replays(), inFlightAfter, faultStart, recovery, end);
     } finally {
       okHttp.dispatcher().cancelAll();
       workers.shutdownNow();

@@ -46,6 +46,17 @@ final class NoDelayServerSocketFactory extends ServerSocketFactory {
   private static final class NoDelayServerSocket extends ServerSocket {
     NoDelayServerSocket() throws IOException {
       super();
+      setReuseAddress(true);
+    }
+
+    /**
+     * Always on, whatever MockWebServer asks for (it turns it off for a random port): a restarted
+     * server binds its predecessor's port while the connections that one accepted, which inherit
+     * the option, are still closing.
+     */
+    @Override
+    public void setReuseAddress(boolean on) throws java.net.SocketException {
+      super.setReuseAddress(true);
     }
 
     @Override

@@ -29,5 +29,16 @@ public enum Outcome {
   /** Connection closed without processing ({@link Fault#dropBeforeProcessing()}). */
   FAULT_DROPPED,
   /** Never answered ({@link Fault#noResponse()}); not processed. */
-  FAULT_NO_RESPONSE
+  FAULT_NO_RESPONSE,
+  /**
+   * The in-progress record's lease had expired and the business write of its crashed owner was
+   * found: the record was completed from it and the response sent as a replay, no new effect (see
+   * {@link CrashPoint}).
+   */
+  RECOVERED,
+  /**
+   * The server crashed ({@link CrashPoint}) while handling it, or had crashed before it arrived:
+   * the connection was closed unanswered.
+   */
+  CRASHED
 }

@@ -314,13 +314,13 @@ class FaultMatrixTest {
       assertThat(op.attempts()).as("attempts").isEqualTo(cell.attempts);
       assertThat(keysPerAttempt).as("attempts seen by the application interceptor")
           .hasSize(cell.attempts);
-      assertThat(server.requestCount()).as("requests the server received").isEqualTo(cell.serverRequests);
+      assertThat(server.stats().requests()).as("requests the server received").isEqualTo(cell.serverRequests);
       String expectedKey = cell.op.sendsKey() ? op.idempotencyKey() : null;
       assertThat(keysPerAttempt).as("key on every attempt").containsOnly(expectedKey);
       assertThat(server.keysSeen()).as("keys the server saw").containsOnly(expectedKey);
-      assertThat(server.effectCount()).as("business effects").isEqualTo(cell.effects);
+      assertThat(server.stats().effects()).as("business effects").isEqualTo(cell.effects);
       if (cell.op.method.equals("POST")) {
-        assertThat(server.effectCount()).as("a POST never has two effects").isLessThanOrEqualTo(1);
+        assertThat(server.stats().effects()).as("a POST never has two effects").isLessThanOrEqualTo(1);
       }
       if (!async) {
         assertThat(time.sleeps()).as("waits")

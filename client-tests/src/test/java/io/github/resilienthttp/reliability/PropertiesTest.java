@@ -297,9 +297,9 @@ class PropertiesTest {
       });
     }
     assertThat(op.attempts()).as("attempts").isEqualTo(expected.attempts);
-    assertThat(server.requestCount()).as("server requests").isEqualTo(expected.attempts);
+    assertThat(server.stats().requests()).as("server requests").isEqualTo(expected.attempts);
     assertThat(server.keysSeen()).as("keys").hasSize(expected.attempts).containsOnly(op.idempotencyKey());
-    assertThat(server.effectCount()).as("effects").isEqualTo(expected.effects).isLessThanOrEqualTo(1);
+    assertThat(server.stats().effects()).as("effects").isEqualTo(expected.effects).isLessThanOrEqualTo(1);
     assertThat(time.sleeps()).as("waits").isEqualTo(expected.waits);
     assertThat(okHttp.connectionPool().connectionCount()).as("connections in use")
         .isEqualTo(okHttp.connectionPool().idleConnectionCount());

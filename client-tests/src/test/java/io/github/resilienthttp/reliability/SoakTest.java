@@ -170,8 +170,8 @@ class SoakTest {
       long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
       System.out.printf("SoakTest: %d of %d operations ended in %d ms (%d attempts, %d requests at the"
               + " server, %d faulted, %d replays, at most %d at once); outcomes %s%n", ended.get(),
-          OPERATIONS, elapsedMs, attemptsStarted.get(), server.requestCount(), server.faultedCount(),
-          server.replayCount(), server.maxConcurrentRequests(),
+          OPERATIONS, elapsedMs, attemptsStarted.get(), server.stats().requests(), server.stats().faulted(),
+          server.stats().replays(), server.stats().maxConcurrent(),
           new TreeMap<>(outcomes.entrySet().stream()
               .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().get()))));
 
@@ -199,13 +199,13 @@ class SoakTest {
             .filter(e -> e.getValue() == 201 && !effectByOrder.containsKey(e.getKey()))
             .map(Map.Entry::getKey).toList();
         assertThat(createdWithoutEffect).as("201 answers without a payment").isEmpty();
-        assertThat(server.requestCount()).as("requests at the server = attempts started")
+        assertThat(server.stats().requests()).as("requests at the server = attempts started")
             .isEqualTo(attemptsStarted.get());
 
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
             assertThat(okHttp.connectionPool().connectionCount()).as("connections in use")
                 .isEqualTo(okHttp.connectionPool().idleConnectionCount()));
-        assertThat(server.maxConcurrentRequests()).as("requests in flight at once, at the server")
+        assertThat(server.stats().maxConcurrent()).as("requests in flight at once, at the server")
             .isBetween(2, PERMITS);
         assertThat(client.bulkhead().orElseThrow().getMetrics().getAvailableConcurrentCalls())
             .as("bulkhead permits returned").isEqualTo(PERMITS);

@@ -114,13 +114,13 @@ class IdempotentTestServerTest {
     assertThat(reply.headers().get("Content-Type")).isEqualTo("application/json");
     assertThat(reply.headers().get("Idempotent-Replayed")).isNull();
     assertThat(reply.body()).isEqualTo("{\"id\":\"pay_1\",\"effect\":1}");
-    assertThat(server.effectCount()).isEqualTo(1);
+    assertThat(server.stats().effects()).isEqualTo(1);
     assertThat(server.effects()).containsExactly(new Effect(1, "key-1", "POST", "/payments", PAY));
     assertThat(server.effectCountForKey("key-1")).isEqualTo(1);
-    assertThat(server.requestCount()).isEqualTo(1);
+    assertThat(server.stats().requests()).isEqualTo(1);
     assertThat(server.keysSeen()).containsExactly("key-1");
-    assertThat(server.replayCount()).isZero();
-    assertThat(server.faultedCount()).isZero();
+    assertThat(server.stats().replays()).isZero();
+    assertThat(server.stats().faulted()).isZero();
     ReceivedRequest received = server.requests().get(0);
     assertThat(received.sequence()).isEqualTo(1);
     assertThat(received.method()).isEqualTo("POST");
@@ -144,11 +144,11 @@ class IdempotentTestServerTest {
     assertThat(replay.body()).isEqualTo(first.body()).isEqualTo("{\"id\":\"pay_1\",\"effect\":1}");
     assertThat(replay.headers().get("Idempotent-Replayed")).isEqualTo("true");
     assertThat(replay.headers().get("Content-Type")).isEqualTo("application/json");
-    assertThat(server.effectCount()).isEqualTo(1);
+    assertThat(server.stats().effects()).isEqualTo(1);
     assertThat(server.effectCountForKey("\"abc\"")).isEqualTo(1);
     assertThat(server.effectCountForKey("abc")).isZero();
-    assertThat(server.replayCount()).isEqualTo(1);
-    assertThat(server.requestCount()).isEqualTo(2);
+    assertThat(server.stats().replays()).isEqualTo(1);
+    assertThat(server.stats().requests()).isEqualTo(2);
     assertThat(server.keysSeen()).containsExactly("\"abc\"", "\"abc\"");
     assertThat(server.requests())
         .extracting(ReceivedRequest::outcome)
@@ -168,9 +168,9 @@ class IdempotentTestServerTest {
         .isEqualTo(
             problem(
                 "idempotency-key-mismatch", "Idempotency key reused with a different request", 422));
-    assertThat(server.mismatchCount()).isEqualTo(1);
-    assertThat(server.effectCount()).isEqualTo(1);
-    assertThat(server.replayCount()).isZero();
+    assertThat(server.stats().mismatches()).isEqualTo(1);
+    assertThat(server.stats().effects()).isEqualTo(1);
+    assertThat(server.stats().replays()).isZero();
   }
 
   @Test
@@ -184,8 +184,8 @@ class IdempotentTestServerTest {
     assertThat(reply.headers().get("Content-Type")).isEqualTo("application/problem+json");
     assertThat(reply.body())
         .isEqualTo(problem("idempotency-key-missing", "Idempotency key missing", 400));
-    assertThat(server.missingKeyCount()).isEqualTo(1);
-    assertThat(server.effectCount()).isZero();
+    assertThat(server.stats().missingKeys()).isEqualTo(1);
+    assertThat(server.stats().effects()).isZero();
     assertThat(server.keysSeen()).containsExactly((String) null);
     assertThat(server.requests().get(0).outcome()).isEqualTo(Outcome.KEY_MISSING);
   }
@@ -201,12 +201,12 @@ class IdempotentTestServerTest {
     assertThat(first.body()).isEqualTo("{\"id\":\"pay_1\",\"effect\":1}");
     assertThat(second.body()).isEqualTo("{\"id\":\"pay_2\",\"effect\":2}");
     assertThat(other.body()).isEqualTo("{\"id\":\"pay_3\",\"effect\":3}");
-    assertThat(server.effectCount()).isEqualTo(3);
+    assertThat(server.stats().effects()).isEqualTo(3);
     assertThat(server.effectCountForKey(null)).isEqualTo(3);
-    assertThat(server.missingKeyCount()).isEqualTo(3);
+    assertThat(server.stats().missingKeys()).isEqualTo(3);
     assertThat(server.duplicateEffects()).isEqualTo(1);
     assertThat(server.duplicateEffects(Effect::path)).isEqualTo(2);
-    assertThat(server.replayCount()).isZero();
+    assertThat(server.stats().replays()).isZero();
   }
 
   @Test
@@ -224,8 +224,8 @@ class IdempotentTestServerTest {
     assertThat(first.code()).isEqualTo(200);
     assertThat(first.body()).isEqualTo("{\"ok\":true}");
     assertThat(second.headers().get("Idempotent-Replayed")).isNull();
-    assertThat(server.effectCount()).isZero();
-    assertThat(server.replayCount()).isZero();
+    assertThat(server.stats().effects()).isZero();
+    assertThat(server.stats().replays()).isZero();
     assertThat(server.requests())
         .extracting(ReceivedRequest::path)
         .containsExactly("/payments/pay_1?expand=all", "/payments/pay_1?expand=all");
@@ -238,8 +238,8 @@ class IdempotentTestServerTest {
     assertThat(head.code()).isEqualTo(200);
     assertThat(head.body()).isEmpty();
     assertThat(afterHead.body()).isEqualTo("{\"ok\":true}");
-    assertThat(server.effectCount()).isZero();
-    assertThat(server.requestCount()).isEqualTo(4);
+    assertThat(server.stats().effects()).isZero();
+    assertThat(server.stats().requests()).isEqualTo(4);
   }
 
   /**
@@ -258,7 +258,7 @@ class IdempotentTestServerTest {
 
     assertThat(keyless.code()).isEqualTo(201);
     assertThat(keyless.body()).isEqualTo("{\"id\":\"pay_3\",\"effect\":3}");
-    assertThat(server.requestCount()).isEqualTo(3);
+    assertThat(server.stats().requests()).isEqualTo(3);
     assertThat(server.duplicateEffects()).isEqualTo(1);
 
     server.script(Fault.processThenDrop());
@@ -267,7 +267,7 @@ class IdempotentTestServerTest {
     assertThat(keyed.code()).isEqualTo(201);
     assertThat(keyed.headers().get("Idempotent-Replayed")).isEqualTo("true");
     assertThat(server.effectCountForKey("key-1")).isEqualTo(1);
-    assertThat(server.requestCount()).isEqualTo(5);
+    assertThat(server.stats().requests()).isEqualTo(5);
   }
 
   @Test
@@ -294,16 +294,16 @@ class IdempotentTestServerTest {
     assertThat(conflict.headers().get("Content-Type")).isEqualTo("application/problem+json");
     assertThat(conflict.body())
         .isEqualTo(problem("idempotency-key-in-use", "Idempotency key in use", 409));
-    assertThat(server.effectCount()).isEqualTo(1);
-    assertThat(server.inProgressCount()).isEqualTo(1);
-    assertThat(server.requestCount()).isEqualTo(2);
-    assertThat(server.maxConcurrentRequests()).isEqualTo(2);
+    assertThat(server.stats().effects()).isEqualTo(1);
+    assertThat(server.stats().inProgress()).isEqualTo(1);
+    assertThat(server.stats().requests()).isEqualTo(2);
+    assertThat(server.stats().maxConcurrent()).isEqualTo(2);
 
     server.processingTime(Duration.ZERO);
     Reply replay = post(server, "same-key", PAY);
     assertThat(replay.code()).isEqualTo(201);
     assertThat(replay.headers().get("Idempotent-Replayed")).isEqualTo("true");
-    assertThat(server.effectCount()).isEqualTo(1);
+    assertThat(server.stats().effects()).isEqualTo(1);
   }
 
   @Test
@@ -314,8 +314,8 @@ class IdempotentTestServerTest {
     assertThatThrownBy(() -> post(server, "key-1", PAY))
         .isInstanceOf(IOException.class)
         .hasMessageStartingWith("unexpected end of stream");
-    assertThat(server.effectCount()).isEqualTo(1);
-    assertThat(server.faultedCount()).isEqualTo(1);
+    assertThat(server.stats().effects()).isEqualTo(1);
+    assertThat(server.stats().faulted()).isEqualTo(1);
     assertThat(server.pendingScript()).isEmpty();
 
     Reply replay = post(server, "key-1", PAY);
@@ -323,9 +323,9 @@ class IdempotentTestServerTest {
     assertThat(replay.code()).isEqualTo(201);
     assertThat(replay.body()).isEqualTo("{\"id\":\"pay_1\",\"effect\":1}");
     assertThat(replay.headers().get("Idempotent-Replayed")).isEqualTo("true");
-    assertThat(server.effectCount()).isEqualTo(1);
-    assertThat(server.replayCount()).isEqualTo(1);
-    assertThat(server.requestCount()).isEqualTo(2);
+    assertThat(server.stats().effects()).isEqualTo(1);
+    assertThat(server.stats().replays()).isEqualTo(1);
+    assertThat(server.stats().requests()).isEqualTo(2);
     assertThat(server.requests())
         .extracting(ReceivedRequest::fault, ReceivedRequest::outcome, ReceivedRequest::status)
         .containsExactly(
@@ -341,15 +341,15 @@ class IdempotentTestServerTest {
     assertThatThrownBy(() -> post(server, "key-1", PAY))
         .isInstanceOf(IOException.class)
         .hasMessageStartingWith("unexpected end of stream");
-    assertThat(server.effectCount()).isZero();
-    assertThat(server.requestCount()).isEqualTo(1);
+    assertThat(server.stats().effects()).isZero();
+    assertThat(server.stats().requests()).isEqualTo(1);
 
     Reply retry = post(server, "key-1", PAY);
 
     assertThat(retry.code()).isEqualTo(201);
     assertThat(retry.headers().get("Idempotent-Replayed")).isNull();
-    assertThat(server.effectCount()).isEqualTo(1);
-    assertThat(server.replayCount()).isZero();
+    assertThat(server.stats().effects()).isEqualTo(1);
+    assertThat(server.stats().replays()).isZero();
   }
 
   @Test
@@ -368,9 +368,9 @@ class IdempotentTestServerTest {
     assertThat(error.headers().get("Retry-After")).isNull();
     assertThat(ok.code()).isEqualTo(201);
     assertThat(ok.headers().get("Idempotent-Replayed")).isNull();
-    assertThat(server.effectCount()).isEqualTo(1);
-    assertThat(server.faultedCount()).isEqualTo(2);
-    assertThat(server.requestCount()).isEqualTo(3);
+    assertThat(server.stats().effects()).isEqualTo(1);
+    assertThat(server.stats().faulted()).isEqualTo(2);
+    assertThat(server.stats().requests()).isEqualTo(3);
   }
 
   @ParameterizedTest
@@ -383,7 +383,7 @@ class IdempotentTestServerTest {
 
     assertThat(reply.code()).isEqualTo(429);
     assertThat(reply.headers().values("Retry-After")).containsExactly(value);
-    assertThat(server.effectCount()).isZero();
+    assertThat(server.stats().effects()).isZero();
   }
 
   @Test
@@ -400,7 +400,7 @@ class IdempotentTestServerTest {
     assertThat(throttled.code()).isEqualTo(201);
     assertThat(throttled.body()).isEqualTo(expected).hasSize(1038);
     assertThat(throttledMillis).isGreaterThanOrEqualTo(300);
-    assertThat(server.effectCount()).isEqualTo(1);
+    assertThat(server.stats().effects()).isEqualTo(1);
 
     Reply replay = post(server, "key-1", PAY); // not throttled: the fault was for one attempt
     assertThat(replay.body()).isEqualTo(expected);
@@ -414,7 +414,7 @@ class IdempotentTestServerTest {
 
     assertThatThrownBy(() -> post(impatient, server, "key-1", PAY))
         .isInstanceOf(SocketTimeoutException.class);
-    assertThat(server.effectCount()).isEqualTo(1);
+    assertThat(server.stats().effects()).isEqualTo(1);
 
     long start = System.nanoTime();
     Reply slowReplay = post(server, "key-1", PAY);
@@ -423,8 +423,8 @@ class IdempotentTestServerTest {
     assertThat(slowReplay.code()).isEqualTo(201);
     assertThat(slowReplay.headers().get("Idempotent-Replayed")).isEqualTo("true");
     assertThat(millis).isGreaterThanOrEqualTo(300);
-    assertThat(server.effectCount()).isEqualTo(1);
-    assertThat(server.faultedCount()).isEqualTo(2);
+    assertThat(server.stats().effects()).isEqualTo(1);
+    assertThat(server.stats().faulted()).isEqualTo(2);
   }
 
   @Test
@@ -435,12 +435,12 @@ class IdempotentTestServerTest {
 
     assertThatThrownBy(() -> post(impatient, server, "key-1", PAY))
         .isInstanceOf(SocketTimeoutException.class);
-    assertThat(server.effectCount()).isZero();
+    assertThat(server.stats().effects()).isZero();
     assertThat(server.requests().get(0).outcome()).isEqualTo(Outcome.FAULT_NO_RESPONSE);
 
     Reply retry = post(server, "key-1", PAY);
     assertThat(retry.code()).isEqualTo(201);
-    assertThat(server.effectCount()).isEqualTo(1);
+    assertThat(server.stats().effects()).isEqualTo(1);
   }
 
   @Test
@@ -451,7 +451,7 @@ class IdempotentTestServerTest {
     assertThat(post(server, "a", PAY).code()).isEqualTo(201);
     assertThat(post(server, "b", PAY).code()).isEqualTo(503);
     assertThat(post(server, "c", PAY).code()).isEqualTo(201);
-    assertThat(server.faultedCount()).isEqualTo(1);
+    assertThat(server.stats().faulted()).isEqualTo(1);
 
     server.script(Fault.status(503), Fault.status(502));
     server.clearScript();
@@ -475,7 +475,7 @@ class IdempotentTestServerTest {
     server.randomFaults(42L, mix);
     List<String> firstRun = runSequentially(server, n);
     List<Fault> firstFaults = faultsOf(server);
-    int firstEffects = server.effectCount();
+    int firstEffects = server.stats().effects();
 
     server.reset();
     server.randomFaults(42L, mix);
@@ -483,16 +483,16 @@ class IdempotentTestServerTest {
 
     assertThat(secondRun).isEqualTo(firstRun);
     assertThat(faultsOf(server)).isEqualTo(firstFaults);
-    assertThat(server.effectCount()).isEqualTo(firstEffects);
+    assertThat(server.stats().effects()).isEqualTo(firstEffects);
 
     // The faults are exactly the draws of new Random(seed) in arrival order.
     List<Fault> expectedFaults = mix.preview(42L, n);
     assertThat(firstFaults).isEqualTo(expectedFaults);
     long faulted = expectedFaults.stream().filter(Fault::isFault).count();
-    assertThat(server.faultedCount()).isEqualTo((int) faulted);
+    assertThat(server.stats().faulted()).isEqualTo((int) faulted);
     long processedOk = expectedFaults.stream().filter(f -> !f.isFault()).count();
     long lost = expectedFaults.stream().filter(f -> f.equals(Fault.processThenDrop())).count();
-    assertThat(server.effectCount()).isEqualTo((int) (processedOk + lost));
+    assertThat(server.stats().effects()).isEqualTo((int) (processedOk + lost));
     assertThat(firstRun).contains("503", "429", "500", "201", "IOException");
     assertThat(expectedFaults)
         .filteredOn(f -> f.statusCode() == 429)
@@ -517,7 +517,7 @@ class IdempotentTestServerTest {
 
     server.stopRandomFaults();
     assertThat(post(server, "d", PAY).code()).isEqualTo(201);
-    assertThat(server.effectCount()).isEqualTo(2);
+    assertThat(server.stats().effects()).isEqualTo(2);
   }
 
   private static List<String> runSequentially(IdempotentTestServer server, int n) {
@@ -557,17 +557,17 @@ class IdempotentTestServerTest {
       assertThat(f.get(10, TimeUnit.SECONDS).code()).isEqualTo(201);
     }
 
-    assertThat(server.maxConcurrentRequests()).isEqualTo(parallel);
-    assertThat(server.inFlightRequests()).isZero();
-    assertThat(server.requestCount()).isEqualTo(parallel);
-    assertThat(server.effectCount()).isEqualTo(parallel);
+    assertThat(server.stats().maxConcurrent()).isEqualTo(parallel);
+    assertThat(server.stats().inFlight()).isZero();
+    assertThat(server.stats().requests()).isEqualTo(parallel);
+    assertThat(server.stats().effects()).isEqualTo(parallel);
     assertThat(server.effects()).extracting(Effect::number).containsExactly(1, 2, 3, 4);
     assertThat(server.duplicateEffects(Effect::key)).isZero();
     assertThat(server.duplicateEffects()).isEqualTo(parallel - 1);
 
     server.processingTime(Duration.ZERO);
     post(server, "key-x", PAY);
-    assertThat(server.maxConcurrentRequests()).isEqualTo(parallel);
+    assertThat(server.stats().maxConcurrent()).isEqualTo(parallel);
   }
 
   @Test
@@ -581,16 +581,16 @@ class IdempotentTestServerTest {
 
     server.reset();
 
-    assertThat(server.requestCount()).isZero();
-    assertThat(server.effectCount()).isZero();
+    assertThat(server.stats().requests()).isZero();
+    assertThat(server.stats().effects()).isZero();
     assertThat(server.effects()).isEmpty();
-    assertThat(server.replayCount()).isZero();
-    assertThat(server.faultedCount()).isZero();
-    assertThat(server.missingKeyCount()).isZero();
+    assertThat(server.stats().replays()).isZero();
+    assertThat(server.stats().faulted()).isZero();
+    assertThat(server.stats().missingKeys()).isZero();
     assertThat(server.keysSeen()).isEmpty();
     assertThat(server.requests()).isEmpty();
     assertThat(server.pendingScript()).isEmpty();
-    assertThat(server.maxConcurrentRequests()).isZero();
+    assertThat(server.stats().maxConcurrent()).isZero();
 
     Reply again = post(server, "key-1", PAY);
     assertThat(again.code()).isEqualTo(201);
@@ -625,7 +625,7 @@ class IdempotentTestServerTest {
     assertThat(replay.body()).isEqualTo("accepted #1");
     assertThat(replay.headers().get("X-Replayed")).isEqualTo("true");
     assertThat(server.keysSeen()).containsExactly("k", "k");
-    assertThat(server.effectCount()).isEqualTo(1);
+    assertThat(server.stats().effects()).isEqualTo(1);
   }
 
   @Test
@@ -651,7 +651,7 @@ class IdempotentTestServerTest {
     assertThat(failed.body()).isEqualTo(problem("handler-failed", "Handler failed", 500));
     assertThat(retried.code()).isEqualTo(201);
     assertThat(retried.body()).isEqualTo("{\"effect\":2}");
-    assertThat(server.effectCount()).isEqualTo(2);
+    assertThat(server.stats().effects()).isEqualTo(2);
     assertThat(server.requests())
         .extracting(ReceivedRequest::outcome)
         .containsExactly(Outcome.HANDLER_FAILED, Outcome.CREATED);
@@ -664,9 +664,9 @@ class IdempotentTestServerTest {
     server.script(Fault.noResponse());
     OkHttpClient patient = client.newBuilder().readTimeout(Duration.ofSeconds(30)).build();
     Future<Reply> stalled = executor.submit(() -> post(patient, server, "a", PAY));
-    await().atMost(Duration.ofSeconds(5)).until(() -> server.requestCount() == 1);
+    await().atMost(Duration.ofSeconds(5)).until(() -> server.stats().requests() == 1);
     Future<Reply> processing = executor.submit(() -> post(patient, server, "b", PAY));
-    await().atMost(Duration.ofSeconds(5)).until(() -> server.inFlightRequests() == 1);
+    await().atMost(Duration.ofSeconds(5)).until(() -> server.stats().inFlight() == 1);
 
     long start = System.nanoTime();
     server.close();
@@ -676,7 +676,7 @@ class IdempotentTestServerTest {
     for (Future<Reply> f : Arrays.asList(stalled, processing)) {
       assertThatThrownBy(() -> f.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(IOException.class);
     }
-    assertThat(server.effectCount()).isZero();
+    assertThat(server.stats().effects()).isZero();
     assertThat(server.requests())
         .extracting(ReceivedRequest::outcome)
         .containsExactly(Outcome.FAULT_NO_RESPONSE, Outcome.ABORTED);

@@ -121,6 +121,6 @@ public final class AsyncAndRetrofitExample {
 
   private static void report(String how, String outcome, IdempotentTestServer server) {
     System.out.printf("%-15s -> %s; server requests %d, charges %d%n", how, outcome,
-        server.requestCount(), server.effectCount());
+        server.stats().requests(), server.stats().effects());
   }
 }

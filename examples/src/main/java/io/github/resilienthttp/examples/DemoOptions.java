@@ -21,6 +21,7 @@ record DemoOptions(boolean help, int operations, long seed, HttpUrl url) {
   static final String USAGE = """
       Usage: java -jar examples/target/resilient-http-demo.jar [--operations N] [--seed N]
              java -jar examples/target/resilient-http-demo.jar --url URL [--operations N]
+             java -jar examples/target/resilient-http-demo.jar probe --help
 
       Creates payments (POST /payments, JSON body) against an embedded payments server that
       injects seeded faults: once through Resilient HTTP, once through a naive retry loop. Then
@@ -33,6 +34,8 @@ record DemoOptions(boolean help, int operations, long seed, HttpUrl url) {
                         only, and print each outcome: 1..1000 operations, default 10. Each one
                         sends an Idempotency-Key; only a server that honours it is safe to retry.
         --help          print this help
+
+      The probe command checks whether a server honours Idempotency-Key: see probe --help.
       """;
 
   /**

@@ -198,12 +198,12 @@ public final class OutageSimulation {
       for (long tick = 0; tick < ticks; tick++) {
         parkUntil(start + TimeUnit.MILLISECONDS.toNanos(tick * TICK_MS));
         if (tick == outageTick) {
-          serverAtOutage = server.requestCount();
+          serverAtOutage = server.stats().requests();
           server.randomFaults(SEED, FaultMix.builder().status503(1.0).build());
           counters.phase = Phase.OUTAGE;
         } else if (tick == recoveryTick) {
           server.stopRandomFaults();
-          serverAtRecovery = server.requestCount();
+          serverAtRecovery = server.stats().requests();
           recoveryNanos = System.nanoTime();
           counters.phase = Phase.RECOVERED;
         }

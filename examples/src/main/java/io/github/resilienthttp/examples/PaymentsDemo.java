@@ -33,7 +33,8 @@ import okhttp3.Response;
  * key then charges the order twice; the SDK retries with the operation's key and gets the first
  * result back.
  *
- * <p>Run {@code java -jar examples/target/resilient-http-demo.jar --help} for the options.
+ * <p>Run {@code java -jar examples/target/resilient-http-demo.jar --help} for the options. The
+ * same jar's {@code probe} command ({@link ProbeCommand}) checks a server's idempotency instead.
  */
 public final class PaymentsDemo {
 
@@ -55,6 +56,11 @@ public final class PaymentsDemo {
   private PaymentsDemo() {}
 
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("probe")) {
+      System.exit(ProbeCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length),
+          System.out, System.err));
+      return;
+    }
     DemoOptions options;
     try {
       options = DemoOptions.parse(args);
@@ -210,7 +216,7 @@ public final class PaymentsDemo {
       IdempotentTestServer server) {
     return new ClientRun(client, counts.operations(), counts.succeeded(), counts.attempts(),
         counts.retries(), counts.replays(), counts.outcomeUnknown(), counts.failed(),
-        server.requestCount(), server.effectCount(),
+        server.stats().requests(), server.stats().effects(),
         server.duplicateEffects(PaymentsDemo::orderId));
   }
 

@@ -39,7 +39,7 @@ class RetrofitOnSdkClientTest {
         assertThat(r.headers().get("Idempotent-Replayed")).isEqualTo("true");
       }
       assertThat(server.keysSeen()).containsExactly("o-1-key", "o-1-key", "o-1-key");
-      assertThat(server.effectCount()).isEqualTo(1);
+      assertThat(server.stats().effects()).isEqualTo(1);
     } finally {
       okHttp.connectionPool().evictAll();
     }

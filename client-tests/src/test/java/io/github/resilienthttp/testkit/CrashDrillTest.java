@@ -1,0 +1,248 @@
+package io.github.resilienthttp.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.resilienthttp.Backoff;
+import io.github.resilienthttp.Operation;
+import io.github.resilienthttp.OperationFailure;
+import io.github.resilienthttp.OperationOptions;
+import io.github.resilienthttp.OutcomeUnknownException;
+import io.github.resilienthttp.ResilientHttpClient;
+import io.github.resilienthttp.RetryBudget;
+import io.github.resilienthttp.RetryPolicy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import okhttp3.HttpUrl;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Crash drills: the payments server dies at each step of a keyed request ({@link CrashPoint}),
+ * restarts on its durable {@link IdempotencyLedger}, and the caller resumes the operation with its
+ * key through the SDK. Each drill shows what the caller sees meanwhile and that the payment exists
+ * exactly once. One {@link FakeTimeSource} is both the SDK's time and the server's clock, so the
+ * SDK's waits between 409s are what runs the in-progress lease down: the attempts are exact.
+ */
+class CrashDrillTest {
+  private static final MediaType JSON = MediaType.get("application/json");
+  private static final String KEY = "order-42-create-payment";
+  private static final String PAYMENT = "{\"order\":\"order-42\",\"amount\":1000}";
+  private static final Duration LEASE = Duration.ofSeconds(1);
+  private static final Duration WAIT = Duration.ofMillis(400);
+
+  private final FakeTimeSource time = new FakeTimeSource();
+  private final IdempotencyLedger ledger = new IdempotencyLedger();
+  private final OkHttpClient okHttp = new OkHttpClient();
+  private final List<IdempotentTestServer> servers = new ArrayList<>();
+
+  @AfterEach
+  void tearDown() {
+    servers.forEach(IdempotentTestServer::close);
+    okHttp.dispatcher().executorService().shutdown();
+    okHttp.connectionPool().evictAll();
+  }
+
+  @Test
+  void crashAfterTheKeyIsRegisteredRunsThePaymentOnceWhenTheLeaseHasExpired() throws Exception {
+    IdempotentTestServer restarted = crashAndRestart(CrashPoint.AFTER_KEY_REGISTERED);
+    assertThat(ledger.effectCount()).as("payments made before the restart").isZero();
+
+    Operation resumed = resume(restarted);
+    try (Response response = resumed.execute()) {
+      assertThat(response.code()).isEqualTo(201);
+      assertThat(response.header("Idempotent-Replayed")).isNull();
+      assertThat(response.body().string()).isEqualTo("{\"id\":\"pay_1\",\"effect\":1}");
+    }
+
+    assertThat(restarted.requests())
+        .extracting(ReceivedRequest::outcome, ReceivedRequest::status)
+        .containsExactly(inProgress(), inProgress(), inProgress(),
+            org.assertj.core.groups.Tuple.tuple(Outcome.CREATED, 201));
+    assertOnePaymentAfter(resumed, 4);
+  }
+
+  @Test
+  void crashAfterTheBusinessWriteCompletesTheRecordFromTheWriteWithoutPayingAgain()
+      throws Exception {
+    IdempotentTestServer restarted = crashAndRestart(CrashPoint.AFTER_BUSINESS_WRITE);
+    assertThat(ledger.effectCount()).as("payments made before the restart").isOne();
+
+    Operation resumed = resume(restarted);
+    try (Response response = resumed.execute()) {
+      assertThat(response.code()).isEqualTo(201);
+      assertThat(response.header("Idempotent-Replayed")).isEqualTo("true");
+      assertThat(response.body().string()).isEqualTo("{\"id\":\"pay_1\",\"effect\":1}");
+    }
+
+    assertThat(restarted.requests())
+        .extracting(ReceivedRequest::outcome, ReceivedRequest::status)
+        .containsExactly(inProgress(), inProgress(), inProgress(),
+            org.assertj.core.groups.Tuple.tuple(Outcome.RECOVERED, 201));
+    assertThat(restarted.stats().recoveries()).isOne();
+    assertOnePaymentAfter(resumed, 4);
+  }
+
+  @Test
+  void crashAfterTheKeyIsMarkedDoneIsReplayedAtOnce() throws Exception {
+    IdempotentTestServer restarted = crashAndRestart(CrashPoint.AFTER_KEY_COMPLETED);
+    assertThat(ledger.effectCount()).as("payments made before the restart").isOne();
+    assertThat(ledger.state(KEY)).isEqualTo(IdempotencyLedger.RecordState.COMPLETED);
+
+    Operation resumed = resume(restarted);
+    try (Response response = resumed.execute()) {
+      assertThat(response.code()).isEqualTo(201);
+      assertThat(response.header("Idempotent-Replayed")).isEqualTo("true");
+      assertThat(response.body().string()).isEqualTo("{\"id\":\"pay_1\",\"effect\":1}");
+    }
+
+    assertThat(restarted.requests())
+        .extracting(ReceivedRequest::outcome, ReceivedRequest::status)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(Outcome.REPLAYED, 201));
+    assertOnePaymentAfter(resumed, 1);
+  }
+
+  @Test
+  void aCallerThatGivesUpDuringTheLeaseSeesOnly409sAndNothingIsPaidTwice() throws Exception {
+    IdempotentTestServer restarted = crashAndRestart(CrashPoint.AFTER_BUSINESS_WRITE);
+
+    // Two attempts, 400 ms apart: both inside the 1 s lease of the crashed request.
+    Operation impatient =
+        client(2).operation(payment(restarted.url("/payments"))).idempotencyKey(KEY);
+    try (Response response = impatient.execute()) {
+      assertThat(response.code()).isEqualTo(409);
+      assertThat(response.header("Content-Type")).isEqualTo(IdempotentTestServer.PROBLEM_JSON);
+    }
+    assertThat(ledger.state(KEY)).isEqualTo(IdempotencyLedger.RecordState.IN_PROGRESS);
+
+    // Later, the same intent with the same key: two more 409s (at 0.4 s and 0.8 s), then the
+    // lease has expired and the write is found.
+    Operation later = resume(restarted);
+    try (Response response = later.execute()) {
+      assertThat(response.code()).isEqualTo(201);
+      assertThat(response.header("Idempotent-Replayed")).isEqualTo("true");
+    }
+    assertThat(restarted.requests())
+        .extracting(ReceivedRequest::outcome)
+        .containsExactly(Outcome.IN_PROGRESS, Outcome.IN_PROGRESS, Outcome.IN_PROGRESS,
+            Outcome.IN_PROGRESS, Outcome.RECOVERED);
+    assertThat(ledger.effects()).extracting(Effect::key).containsExactly(KEY);
+  }
+
+  @Test
+  void aPlainOkHttpCallResumedWithTheKeyInItsOperationOptionsEndsWithOnePaymentToo()
+      throws Exception {
+    IdempotentTestServer restarted = crashAndRestart(CrashPoint.AFTER_BUSINESS_WRITE);
+
+    Request resumed = payment(restarted.url("/payments")).newBuilder()
+        .tag(OperationOptions.class, OperationOptions.builder().idempotencyKey(KEY).build())
+        .build();
+    try (Response response = client(10).okHttpClient().newCall(resumed).execute()) {
+      assertThat(response.code()).isEqualTo(201);
+      assertThat(response.header("Idempotent-Replayed")).isEqualTo("true");
+      assertThat(response.body().string()).isEqualTo("{\"id\":\"pay_1\",\"effect\":1}");
+    }
+
+    assertThat(restarted.requests())
+        .extracting(ReceivedRequest::outcome)
+        .containsExactly(Outcome.IN_PROGRESS, Outcome.IN_PROGRESS, Outcome.IN_PROGRESS,
+            Outcome.RECOVERED);
+    assertThat(restarted.keysSeen()).containsOnly(KEY);
+    assertThat(ledger.effects()).extracting(Effect::key).containsExactly(KEY);
+  }
+
+  @Test
+  void aRestartedServerKeepsItsLedgerAndItsPortButNotItsLog() throws Exception {
+    IdempotentTestServer first = start();
+    int port = first.port();
+    try (Response r = client(1).operation(payment(first.url("/payments"))).idempotencyKey(KEY)
+        .execute()) {
+      assertThat(r.code()).isEqualTo(201);
+    }
+
+    IdempotentTestServer second = first.restart();
+    servers.add(second);
+
+    assertThat(second.port()).isEqualTo(port);
+    assertThat(second.ledger()).isSameAs(ledger);
+    assertThat(second.stats().effects()).isOne();
+    assertThat(second.stats().requests()).isZero();
+    assertThat(second.crashed()).isFalse();
+  }
+
+  // ---------------------------------------------------------------- the drill's steps
+
+  /**
+   * Starts a server that crashes at {@code point} on the first keyed request, sends that request
+   * as a one-attempt SDK operation and checks what its caller sees, then restarts the server on
+   * the same ledger.
+   */
+  private IdempotentTestServer crashAndRestart(CrashPoint point) throws Exception {
+    IdempotentTestServer server = start();
+    server.crashAt(point);
+    Operation first = client(1).operation(payment(server.url("/payments"))).idempotencyKey(KEY);
+
+    // The connection closes after the request was written: the outcome is unknown, and the
+    // exception carries the key to resume with.
+    assertThatThrownBy(first::execute)
+        .isInstanceOf(OutcomeUnknownException.class)
+        .satisfies(e -> assertThat(((OperationFailure) e).idempotencyKey()).isEqualTo(KEY));
+    assertThat(server.crashed()).isTrue();
+    assertThat(server.requests())
+        .extracting(ReceivedRequest::outcome)
+        .containsExactly(Outcome.CRASHED);
+    assertThat(ledger.state(KEY))
+        .isEqualTo(point == CrashPoint.AFTER_KEY_COMPLETED
+            ? IdempotencyLedger.RecordState.COMPLETED
+            : IdempotencyLedger.RecordState.IN_PROGRESS);
+
+    IdempotentTestServer restarted = server.restart();
+    servers.add(restarted);
+    return restarted;
+  }
+
+  /** The same intent, resumed with its key: up to 10 attempts, 400 ms apart. */
+  private Operation resume(IdempotentTestServer server) {
+    return client(10).operation(payment(server.url("/payments"))).idempotencyKey(KEY);
+  }
+
+  private void assertOnePaymentAfter(Operation resumed, int attempts) {
+    assertThat(resumed.attempts()).isEqualTo(attempts);
+    assertThat(ledger.effects())
+        .extracting(Effect::key, Effect::body)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(KEY, PAYMENT));
+    assertThat(ledger.state(KEY)).isEqualTo(IdempotencyLedger.RecordState.COMPLETED);
+  }
+
+  private static org.assertj.core.groups.Tuple inProgress() {
+    return org.assertj.core.groups.Tuple.tuple(Outcome.IN_PROGRESS, 409);
+  }
+
+  private IdempotentTestServer start() throws Exception {
+    IdempotentTestServer server =
+        IdempotentTestServer.builder().ledger(ledger).clock(time).inProgressLease(LEASE).build()
+            .start();
+    servers.add(server);
+    return server;
+  }
+
+  private ResilientHttpClient client(int maxAttempts) {
+    return ResilientHttpClient.wrap(okHttp)
+        .timeSource(time)
+        .retryBudget(RetryBudget.unlimited())
+        .noCircuitBreaker()
+        .retryPolicy(RetryPolicy.builder().maxAttempts(maxAttempts).backoff(Backoff.fixed(WAIT))
+            .build())
+        .build();
+  }
+
+  private static Request payment(HttpUrl url) {
+    return new Request.Builder().url(url).post(RequestBody.create(PAYMENT, JSON)).build();
+  }
+}
