@@ -30,6 +30,7 @@ import mockwebserver3.RecordedRequest;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -110,9 +111,12 @@ class WrapAndOverflowTest {
     try (Response r = op.execute()) {
       assertThat(r.code()).isEqualTo(503);
     }
-    assertThat(ended.get()).as("operationEnded events of one operation").isEqualTo(1);
-    assertThat(op.attempts()).as("attempts() for %d server requests", requests.get())
-        .isEqualTo(requests.get());
+    int serverRequests = requests.get();
+    SoftAssertions.assertSoftly(softly -> {
+      softly.assertThat(ended.get()).as("operationEnded events of one operation").isEqualTo(1);
+      softly.assertThat(op.attempts()).as("attempts() for %d server requests", serverRequests)
+          .isEqualTo(serverRequests);
+    });
   }
 
   // (b) -------------------------------------------------------------------------------------------
