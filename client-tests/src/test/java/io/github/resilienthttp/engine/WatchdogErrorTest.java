@@ -65,13 +65,17 @@ class WatchdogErrorTest {
     });
     server.start();
     okHttp = new OkHttpClient.Builder()
-        // Holds the attempt past its deadline before it reaches the network, so that no socket
-        // timeout ends it first: the deadline sweep must cancel the call.
+        // Holds every attempt until its call is cancelled (at most 3 s) before it reaches the
+        // network, so that no socket timeout can end it: only the deadline sweep's cancel() can.
         .addInterceptor(chain -> {
-          try {
-            Thread.sleep(800);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+          long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+          while (!chain.call().isCanceled() && System.nanoTime() - until < 0) {
+            try {
+              Thread.sleep(5);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              break;
+            }
           }
           return chain.proceed(chain.request());
         })
@@ -102,21 +106,26 @@ class WatchdogErrorTest {
         .build();
   }
 
-  /** Runs an operation with a 300 ms deadline against the silent server; how it ended. */
+  /**
+   * Runs an operation with a 300 ms deadline whose attempt only the deadline sweep can end; how it
+   * ended: "deadline" when within 1 s.
+   */
   private String operationWithShortDeadline(ResilientHttpClient client) throws Exception {
+    long start = System.nanoTime();
     CompletableFuture<String> ended = CompletableFuture.supplyAsync(() -> {
       try (Response r = client.operation(
           new Request.Builder().url(server.url("/silent")).build()).deadline(Duration.ofMillis(300))
           .execute()) {
         return "returned " + r.code();
       } catch (DeadlineExceededException e) {
-        return "deadline";
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        return millis < 1000 ? "deadline" : "deadline, but only after " + millis + " ms";
       } catch (IOException e) {
         return "threw " + e;
       }
     });
     try {
-      return ended.get(3, TimeUnit.SECONDS);
+      return ended.get(5, TimeUnit.SECONDS);
     } catch (TimeoutException e) {
       return "HUNG";
     }
@@ -130,9 +139,9 @@ class WatchdogErrorTest {
     assertThat(first).as("the operation whose sweep hit the listener bug").isNotEqualTo("HUNG");
     assertThat(canceledCalls.get()).as("canceled() calls: the sweep cancelled the call").isPositive();
 
-    // A plain OkHttp client elsewhere in the JVM: its call timeout is an Okio AsyncTimeout too.
-    OkHttpClient other = new OkHttpClient.Builder().callTimeout(Duration.ofMillis(200))
-        .readTimeout(Duration.ofMillis(200)).build();
+    // A plain OkHttp client elsewhere in the JVM: its call timeout is an Okio AsyncTimeout, fired by
+    // the same watchdog thread. (Its read timeout would not tell: OkHttp also sets SO_TIMEOUT.)
+    OkHttpClient other = new OkHttpClient.Builder().callTimeout(Duration.ofMillis(200)).build();
     long start = System.nanoTime();
     CompletableFuture<String> plain = CompletableFuture.supplyAsync(() -> {
       try (Response r = other.newCall(new Request.Builder().url(server.url("/other")).build())
