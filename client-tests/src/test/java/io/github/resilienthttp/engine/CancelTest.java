@@ -52,6 +52,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Timeout(30)
 class CancelTest {
   private final AtomicInteger requests = new AtomicInteger();
+  /** Requests per race iteration (query parameter {@code i}). */
+  private final java.util.Map<String, AtomicInteger> perIteration =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final CountDownLatch slowArrived = new CountDownLatch(1);
   private final CountDownLatch releaseSlow = new CountDownLatch(1);
   private final ExecutorService callers = Executors.newCachedThreadPool(r -> {
@@ -69,6 +72,10 @@ class CancelTest {
       @Override
       public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
         int n = requests.incrementAndGet();
+        String iteration = request.getUrl().queryParameter("i");
+        if (iteration != null) {
+          perIteration.computeIfAbsent(iteration, k -> new AtomicInteger()).incrementAndGet();
+        }
         String path = request.getUrl().encodedPath();
         switch (path) {
           case "/always-503":
@@ -129,12 +136,13 @@ class CancelTest {
         .retryPolicy(RetryPolicy.builder().maxAttempts(100).backoff(Backoff.fixed(Duration.ofMillis(1)))
             .deadline(Duration.ofSeconds(10)).build())
         .build();
-    int iterations = 300;
+    int iterations = Integer.getInteger("cancelRaceIterations", 300);
     List<String> late = new ArrayList<>();
+    int[] seenAtCancel = new int[iterations];
     for (int i = 0; i < iterations; i++) {
       cancelReturned.set(false);
       int lateBefore = lateAttempts.get();
-      Request request = get("/always-503");
+      Request request = get("/always-503?i=" + i);
       Operation op = client.operation(request);
       Call plain = client.okHttpClient().newCall(request);
       Runnable cancel = path == Path.PLAIN_EXECUTE ? plain::cancel : op::cancel;
@@ -159,6 +167,9 @@ class CancelTest {
       }
       cancel.run();
       cancelReturned.set(true);
+      AtomicInteger seen = perIteration.computeIfAbsent(Integer.toString(i), k -> new AtomicInteger());
+      int atCancel = seen.get();
+      seenAtCancel[i] = atCancel;
       try {
         assertThat(running.get(6, TimeUnit.SECONDS)).as("iteration %d: the future never completed", i)
             .isNotEqualTo(-2);
@@ -167,7 +178,20 @@ class CancelTest {
       }
       Thread.sleep(2); // a retry scheduled anyway (1 ms backoff) would start by now
       if (lateAttempts.get() != lateBefore) {
-        late.add("iteration " + i + ": " + (lateAttempts.get() - lateBefore));
+        late.add("iteration " + i + ": " + (lateAttempts.get() - lateBefore) + " attempt(s) on the wire");
+      }
+      if (seen.get() - atCancel > 1) { // one may have been in flight when cancel() ran
+        late.add("iteration " + i + ": the server saw " + (seen.get() - atCancel)
+            + " requests of this operation after cancel() returned");
+      }
+    }
+    // An operation that kept retrying in the background after its caller saw it end shows up later.
+    Thread.sleep(300);
+    for (int i = 0; i < iterations; i++) {
+      int after = perIteration.get(Integer.toString(i)).get() - seenAtCancel[i];
+      if (after > 1) {
+        late.add("iteration " + i + ": in the end, the server saw " + after
+            + " requests of this operation after cancel() returned");
       }
     }
     assertThat(late).as("attempts that started after cancel() returned, of %d races", iterations)

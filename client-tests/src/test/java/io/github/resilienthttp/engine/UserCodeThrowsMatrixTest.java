@@ -110,6 +110,8 @@ class UserCodeThrowsMatrixTest {
     // OkHttp's AsyncCall rethrows what an interceptor or listener threw on its dispatcher thread, after
     // failing the call: that is OkHttp's behaviour, not the SDK's, so it must not fail the awaits.
     Awaitility.doNotCatchUncaughtExceptionsByDefault();
+    Awaitility.setDefaultPollDelay(Duration.ZERO);
+    Awaitility.setDefaultPollInterval(Duration.ofMillis(5));
     dead.shutdown();
     server = new MockWebServer();
     server.setDispatcher(new Dispatcher() {
