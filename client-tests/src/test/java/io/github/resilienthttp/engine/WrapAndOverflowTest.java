@@ -222,6 +222,38 @@ class WrapAndOverflowTest {
   }
 
   @Test
+  void aBlockingRetryCancelledDuringItsBackoffGivesItsTokenBack() throws Exception {
+    RetryBudget budget = fullBucket();
+    double before = budget.availableTokens();
+    AtomicReference<Operation> current = new AtomicReference<>();
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).noCircuitBreaker()
+        .retryBudget(budget)
+        .retryPolicy(RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ofMillis(300)))
+            .deadline(Duration.ofSeconds(10)).build())
+        .addListener(new OperationListener() {
+          @Override
+          public void retryScheduled(OperationInfo operation, int nextAttempt, Duration delay,
+              boolean fromRetryAfter) {
+            current.get().cancel(); // while the retry holds its token, before its wait
+          }
+        })
+        .build();
+    Operation op = client.operation(get("/503-then-200"));
+    current.set(op);
+    Throwable thrown = null;
+    try (Response r = op.execute()) {
+      thrown = new AssertionError("returned " + r.code());
+    } catch (IOException e) {
+      thrown = e;
+    }
+
+    assertThat(thrown).isInstanceOf(OperationFailure.class);
+    assertThat(((OperationFailure) thrown).reason()).isEqualTo("canceled");
+    assertThat(budget.availableTokens()).as("tokens after the cancelled retry").isEqualTo(before);
+    assertThat(requests.get()).isEqualTo(1);
+  }
+
+  @Test
   void aRetryRejectedByAnOpenBreakerGivesItsTokenBack() throws Exception {
     RetryBudget budget = fullBucket();
     double before = budget.availableTokens();
