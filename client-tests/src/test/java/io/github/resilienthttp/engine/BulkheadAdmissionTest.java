@@ -17,8 +17,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
@@ -32,6 +35,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Admission at a one-permit bulkhead: waiters that give up (cancelled, or timed out by the caller)
@@ -191,6 +196,81 @@ class BulkheadAdmissionTest {
       return "still waiting for a permit after 3 s";
     } catch (ExecutionException e) {
       return "failed: " + e.getCause();
+    }
+  }
+
+  /** A scheduler whose {@code schedule} fails while armed: as a shut-down executor, or with an Error. */
+  private static final class FailingScheduler extends ScheduledThreadPoolExecutor {
+    final AtomicBoolean armed = new AtomicBoolean();
+    private final boolean withError;
+    private final ScheduledThreadPoolExecutor shutDown = new ScheduledThreadPoolExecutor(1);
+
+    FailingScheduler(boolean withError) {
+      super(1, r -> {
+        Thread t = new Thread(r, "failing-scheduler");
+        t.setDaemon(true);
+        return t;
+      });
+      this.withError = withError;
+      shutDown.shutdown();
+    }
+
+    @Override
+    public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+      if (armed.get()) {
+        if (withError) {
+          throw new AssertionError("user scheduler failed");
+        }
+        return shutDown.schedule(command, delay, unit); // RejectedExecutionException
+      }
+      return super.schedule(command, delay, unit);
+    }
+  }
+
+  @ParameterizedTest(name = "scheduler throws an Error: {0}")
+  @ValueSource(booleans = {false, true})
+  void aSchedulerThatFailsDuringAnAsyncBulkheadWaitEndsTheWaiterAndKeepsThePermit(boolean withError)
+      throws Exception {
+    FailingScheduler scheduler = new FailingScheduler(withError);
+    try {
+      ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
+          .noCircuitBreaker()
+          .retryPolicy(RetryPolicy.builder().maxAttempts(1).deadline(Duration.ofSeconds(60)).build())
+          .bulkhead(BulkheadConfig.custom().maxConcurrentCalls(1).maxWaitDuration(MAX_WAIT).build())
+          .scheduler(scheduler)
+          .build();
+      CompletableFuture<Response> slow = holdThePermit(client);
+
+      scheduler.armed.set(true);
+      String waited;
+      try {
+        CompletableFuture<Response> waiter = client.operation(get("/fast")).executeAsync();
+        try {
+          waiter.get(2, TimeUnit.SECONDS).close();
+          waited = "completed with a response";
+        } catch (ExecutionException e) {
+          waited = "failed: " + e.getCause();
+        } catch (TimeoutException e) {
+          waited = "HUNG";
+        }
+      } catch (RuntimeException | Error e) {
+        waited = "executeAsync() threw synchronously: " + e;
+      }
+      scheduler.armed.set(false);
+
+      releaseSlow.countDown();
+      slow.get(10, TimeUnit.SECONDS).close();
+      int available = awaitAvailable(client);
+      String fresh = newOperationOutcome(client);
+      String waitedFinally = waited;
+      SoftAssertions.assertSoftly(softly -> {
+        softly.assertThat(waitedFinally).as("the waiter whose wait could not be scheduled")
+            .isNotEqualTo("HUNG").doesNotStartWith("executeAsync() threw");
+        softly.assertThat(available).as("permits back").isEqualTo(1);
+        softly.assertThat(fresh).as("a new operation").isEqualTo("200 within 2 s");
+      });
+    } finally {
+      scheduler.shutdownNow();
     }
   }
 
