@@ -27,6 +27,7 @@ import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
+import mockwebserver3.SocketEffect;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -35,6 +36,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Configurations that look legal but nest or overflow: wrapping the SDK's own client, durations at the
@@ -56,6 +59,9 @@ class WrapAndOverflowTest {
         return switch (request.getUrl().encodedPath()) {
           case "/always-503" -> new MockResponse.Builder().code(503).body("busy").build();
           case "/503-then-200" -> n == 1 ? new MockResponse.Builder().code(503).build()
+              : new MockResponse.Builder().code(200).body("ok").build();
+          case "/drop-then-200" -> n == 1 ? new MockResponse.Builder().code(200)
+              .onResponseStart(SocketEffect.ShutdownConnection.INSTANCE).build()
               : new MockResponse.Builder().code(200).body("ok").build();
           default -> new MockResponse.Builder().code(200).body("ok").build();
         };
@@ -129,41 +135,40 @@ class WrapAndOverflowTest {
         .build();
   }
 
-  @Test
-  void aBackoffOfLongMaxValueSecondsEndsExecuteNormally() throws Exception {
+  /**
+   * After a 503 (a response to return) and after a dropped connection (an exception: the SDK then
+   * throws, and describes the wait it would not make).
+   */
+  @ParameterizedTest(name = "{0}, async {1}")
+  @CsvSource({"/503-then-200, false", "/503-then-200, true", "/drop-then-200, false",
+      "/drop-then-200, true"})
+  void aBackoffOfLongMaxValueSecondsEndsTheOperationNormally(String path, boolean async)
+      throws Exception {
     ResilientHttpClient client = hugeBackoffClient();
     long start = System.nanoTime();
     Throwable thrown = null;
-    try (Response r = client.operation(get("/503-then-200")).execute()) {
-      assertThat(r.code()).as("the last response, returned when the wait cannot fit").isEqualTo(503);
+    int status = -1;
+    try {
+      Operation op = client.operation(get(path));
+      try (Response r = async ? op.executeAsync().get(5, TimeUnit.SECONDS) : op.execute()) {
+        status = r.code();
+      }
+    } catch (ExecutionException e) {
+      thrown = e.getCause();
     } catch (Throwable t) {
       thrown = t;
     }
     assertNormalEnd(thrown);
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
-  }
-
-  @Test
-  void aBackoffOfLongMaxValueSecondsEndsExecuteAsyncNormally() throws Exception {
-    ResilientHttpClient client = hugeBackoffClient();
-    CompletableFuture<Response> future;
-    Throwable thrown = null;
-    try {
-      future = client.operation(get("/503-then-200")).executeAsync();
-      try (Response r = future.get(5, TimeUnit.SECONDS)) {
-        assertThat(r.code()).isEqualTo(503);
-      }
-    } catch (ExecutionException e) {
-      thrown = e.getCause();
-    } catch (RuntimeException e) {
-      thrown = e; // executeAsync() itself threw
+    if (thrown == null) {
+      assertThat(status).as("the last response, returned when the wait cannot fit").isEqualTo(503);
     }
-    assertNormalEnd(thrown);
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
+    assertThat(requests.get()).as("no retry: the wait never fits the deadline").isEqualTo(1);
   }
 
   private static void assertNormalEnd(Throwable thrown) {
     if (thrown != null) {
-      assertThat(thrown).as("a normal failure (e.g. deadline exceeded), not an overflow")
+      assertThat(thrown).as("a normal failure (e.g. deadline exceeded), not an overflow: %s", thrown)
           .isInstanceOf(OperationFailure.class)
           .isNotInstanceOf(ArithmeticException.class);
     }
