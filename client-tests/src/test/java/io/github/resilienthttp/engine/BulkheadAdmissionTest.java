@@ -301,7 +301,7 @@ class BulkheadAdmissionTest {
           }
         }));
       }
-      Thread.sleep(60); // one arrival at a time: each waiter is queued before the next arrives
+      Thread.sleep(100); // one arrival at a time: each waiter is queued before the next arrives
     }
 
     releaseSlow.countDown();
