@@ -77,8 +77,10 @@ final class TestDatabases {
   static final class PooledDataSource implements DataSource, AutoCloseable {
     private final BlockingQueue<Connection> idle;
     private final Connection[] all;
+    final String url;
 
     PooledDataSource(String url, int size) {
+      this.url = url;
       idle = new ArrayBlockingQueue<>(size);
       all = new Connection[size];
       try {
