@@ -14,6 +14,7 @@ package io.github.resilienthttp.callbacks;
 public abstract class CallbackVerificationException extends Exception {
   private static final long serialVersionUID = 1L;
 
+  /** The rejecting scheme's name. */
   private final String scheme;
 
   CallbackVerificationException(String scheme, String message) {

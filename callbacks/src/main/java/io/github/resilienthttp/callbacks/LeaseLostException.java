@@ -9,7 +9,9 @@ package io.github.resilienthttp.callbacks;
 public final class LeaseLostException extends ProcessingStoreException {
   private static final long serialVersionUID = 1L;
 
+  /** The record's scope. */
   private final String scope;
+  /** The record's event ID. */
   private final String eventId;
 
   /**

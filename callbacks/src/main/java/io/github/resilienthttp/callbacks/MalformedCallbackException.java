@@ -7,6 +7,7 @@ package io.github.resilienthttp.callbacks;
 public final class MalformedCallbackException extends CallbackVerificationException {
   private static final long serialVersionUID = 1L;
 
+  /** The offending header. */
   private final String header;
 
   /**

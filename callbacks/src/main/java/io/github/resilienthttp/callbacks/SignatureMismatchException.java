@@ -9,6 +9,7 @@ package io.github.resilienthttp.callbacks;
 public final class SignatureMismatchException extends CallbackVerificationException {
   private static final long serialVersionUID = 1L;
 
+  /** Signatures of a supported version compared. */
   private final int signaturesChecked;
 
   /**

@@ -12,8 +12,11 @@ import java.time.Instant;
 public final class TimestampOutOfToleranceException extends CallbackVerificationException {
   private static final long serialVersionUID = 1L;
 
+  /** The signed timestamp. */
   private final Instant timestamp;
+  /** The receiver's clock. */
   private final Instant now;
+  /** The exceeded tolerance. */
   private final Duration tolerance;
 
   TimestampOutOfToleranceException(String scheme, Instant timestamp, Instant now, Duration tolerance) {

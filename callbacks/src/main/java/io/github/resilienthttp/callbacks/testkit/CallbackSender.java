@@ -107,6 +107,7 @@ public final class CallbackSender {
       return new Event(id, body.getBytes(StandardCharsets.UTF_8));
     }
 
+    /** {@return a copy of the raw body} */
     @Override
     public byte[] body() {
       return body.clone();
