@@ -8,9 +8,17 @@ import io.github.resilienthttp.callbacks.testkit.ManualClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -116,6 +124,47 @@ class CallbackReceiverTest {
         List.of(stripe.sign(null, clock.instant(), noId).get("Stripe-Signature")));
     assertThat(r.receive(h2, noId, handler).status()).isEqualTo(400);
     assertThat(effects).hasValue(1);
+  }
+
+  @Test
+  void burstOf10000DeliveriesWith30PercentDuplicatesOnTheInMemoryStore() throws Exception {
+    ConcurrentHashMap<String, AtomicInteger> perEvent = new ConcurrentHashMap<>();
+    CallbackHandler countPerEvent = cb ->
+        "n=" + perEvent.computeIfAbsent(cb.eventId().orElseThrow(), k -> new AtomicInteger()).incrementAndGet();
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 7_000; i++) ids.add("evt_" + i);
+    Random random = new Random(42);
+    for (int i = 0; i < 3_000; i++) ids.add("evt_" + random.nextInt(7_000));
+    Collections.shuffle(ids, random);
+    ConcurrentLinkedQueue<String> queue = new ConcurrentLinkedQueue<>(ids);
+    Map<Outcome, AtomicInteger> outcomes = new ConcurrentHashMap<>();
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    long start = System.nanoTime();
+    try {
+      List<Future<?>> workers = new ArrayList<>();
+      for (int t = 0; t < 8; t++) {
+        workers.add(pool.submit(() -> {
+          for (String id; (id = queue.poll()) != null; ) {
+            byte[] body = body("{\"id\":\"" + id + "\"}");
+            Outcome o;
+            do {
+              o = receiver.receive(signed(id, body), body, countPerEvent).outcome();
+              outcomes.computeIfAbsent(o, k -> new AtomicInteger()).incrementAndGet();
+            } while (o == Outcome.IN_PROGRESS);
+          }
+          return null;
+        }));
+      }
+      for (Future<?> w : workers) w.get();
+    } finally {
+      pool.shutdownNow();
+    }
+    System.out.printf("in-memory burst: 10000 deliveries, 7000 distinct, outcomes %s, %d ms%n", outcomes,
+        (System.nanoTime() - start) / 1_000_000);
+    assertThat(perEvent).hasSize(7_000).allSatisfy((id, n) -> assertThat(n.get()).isEqualTo(1));
+    assertThat(outcomes.get(Outcome.PROCESSED)).hasValue(7_000);
+    assertThat(outcomes.get(Outcome.DUPLICATE)).hasValue(3_000);
+    assertThat(store.size()).isEqualTo(7_000);
   }
 
   @Test
