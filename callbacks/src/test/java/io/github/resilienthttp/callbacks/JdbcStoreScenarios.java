@@ -281,6 +281,23 @@ abstract class JdbcStoreScenarios extends ProcessingStoreContract {
   }
 
   @Test
+  void aFailedCommitLosesTheChargeAndTheCompletionTogether_soTheRedeliveryCharges() {
+    CallbackReceiver receiver = receiver(jdbcStore(db));
+    String id = "evt_commit_lost";
+    db.failNextCommit.set(true);
+    CallbackResponse lost = deliver(receiver, id);
+    assertThat(lost.status()).isEqualTo(500);
+    assertThat(lost.failure()).get().extracting(Throwable::getMessage)
+        .isEqualTo("connection lost during commit (injected)");
+    assertThat(charges()).isZero();
+    // Completion ran on the same transaction, so it was lost with the charge: not done, released.
+    assertThat(count(db, "SELECT COUNT(*) FROM " + table + " WHERE state = 'DONE'")).isZero();
+    assertThat(deliver(receiver, id).outcome()).isEqualTo(Outcome.PROCESSED);
+    assertThat(deliver(receiver, id).outcome()).isEqualTo(Outcome.DUPLICATE);
+    assertThat(charges()).isEqualTo(1);
+  }
+
+  @Test
   void outOfOrderDeliveries_eachEventChargedOnceInArrivalOrder() {
     CallbackReceiver receiver = receiver(jdbcStore(db));
     List<String> arrival = List.of("evt_3", "evt_1", "evt_5", "evt_1", "evt_2", "evt_4", "evt_3", "evt_5");

@@ -14,6 +14,7 @@ import java.sql.Statement;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -78,6 +79,8 @@ final class TestDatabases {
     private final BlockingQueue<Connection> idle;
     private final Connection[] all;
     final String url;
+    /** When set, the next commit() on a connection of this pool fails as if the connection dropped. */
+    final AtomicBoolean failNextCommit = new AtomicBoolean();
 
     PooledDataSource(String url, int size) {
       this.url = url;
@@ -118,6 +121,10 @@ final class TestDatabases {
               return null;
             }
             if (method.getName().equals("isClosed")) return closed[0];
+            if (method.getName().equals("commit") && failNextCommit.compareAndSet(true, false)) {
+              physical.rollback();
+              throw new SQLException("connection lost during commit (injected)", "08006");
+            }
             if (closed[0]) throw new SQLException("connection handed back to the pool");
             try {
               return method.invoke(physical, args);
