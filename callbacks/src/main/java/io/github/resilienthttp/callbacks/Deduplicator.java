@@ -26,7 +26,8 @@ import java.util.Objects;
  * </table>
  *
  * <p>Immutable and thread-safe. Store failures during the claim propagate as
- * {@link ProcessingStoreException} (nothing ran: leave the message unacknowledged).
+ * {@link ProcessingStoreException} (nothing ran: leave the message unacknowledged). A call holds at
+ * most one connection of the data source at a time.
  */
 public final class Deduplicator {
   private final ProcessingStore store;
@@ -126,6 +127,7 @@ public final class Deduplicator {
       releaseQuietly(acquired, e);
       throw new ProcessingStoreException("no connection for (" + scope + ", " + id + ")", e);
     }
+    Exception failure;
     try {
       c.setAutoCommit(false);
       String result = work.run(c, acquired);
@@ -134,11 +136,12 @@ public final class Deduplicator {
       return new ProcessingOutcome.Processed(result, acquired.attempt());
     } catch (Exception e) {
       rollbackQuietly(c, e);
-      if (!(e instanceof LeaseLostException)) releaseQuietly(acquired, e);
-      return new ProcessingOutcome.Failed(e);
+      failure = e;
     } finally {
-      closeQuietly(c);
+      closeQuietly(c); // before the release below: one pooled connection at a time per delivery
     }
+    if (!(failure instanceof LeaseLostException)) releaseQuietly(acquired, failure);
+    return new ProcessingOutcome.Failed(failure);
   }
 
   /** {@return the store} */
@@ -175,11 +178,8 @@ public final class Deduplicator {
   }
 
   private static void closeQuietly(Connection c) {
-    try {
-      c.setAutoCommit(true); // a pool hands it out again
-    } catch (SQLException ignored) {
-      // closing below discards it anyway
-    }
+    // No setAutoCommit(true) here: after a failed rollback it would commit the half-done work.
+    // Pools reset auto-commit when a connection comes back; a plain connection is discarded.
     try {
       c.close();
     } catch (SQLException ignored) {
