@@ -119,6 +119,7 @@ public final class HedgingLatency {
       throws Exception {
     CompletableFuture<Response> winner = new CompletableFuture<>();
     AtomicBoolean done = new AtomicBoolean();
+    Call[] won = new Call[1];
     Call first = okHttp.newCall(get);
     Call[] second = new Call[1];
     Callback callback = new Callback() {
@@ -132,6 +133,7 @@ public final class HedgingLatency {
       @Override
       public void onResponse(Call call, Response response) {
         if (done.compareAndSet(false, true)) {
+          won[0] = call;
           winner.complete(response);
         } else {
           response.close();
@@ -147,9 +149,9 @@ public final class HedgingLatency {
       second[0].enqueue(callback);
       r = winner.get(10, TimeUnit.SECONDS);
     }
-    first.cancel();
+    // Cancel the loser only: cancelling the winner would cut its body.
     if (second[0] != null) {
-      second[0].cancel();
+      (won[0] == first ? second[0] : first).cancel();
     }
     try (Response response = r) {
       response.body().string();
