@@ -100,6 +100,24 @@ class HedgingTest {
   }
 
   @Test
+  void metricsTellHedgesFromRetriesAndRecordWhichCopyWon() throws Exception {
+    firstSlowThenFast(5_000, 200);
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    ResilientHttpClient client = client()
+        .addListener(new io.github.resilienthttp.micrometer.MicrometerOperationMetrics(registry))
+        .build();
+    client.operation(get()).execute().close();
+    // The slow first attempt was cancelled after the hedge won: only the hedge was classified.
+    assertThat(registry.get("http.client.attempts").tag("attempt.kind", "hedge").counter().count())
+        .isEqualTo(1);
+    assertThat(registry.find("http.client.attempts").tag("attempt.kind", "retry").counters()).isEmpty();
+    assertThat(registry.get("http.client.operations").tag("winner.kind", "hedge").counter().count())
+        .isEqualTo(1);
+    awaitPoolClean();
+  }
+
+  @Test
   void aFastFirstAttemptSendsNoHedge() throws Exception {
     server.enqueue(new MockResponse.Builder().body("fast").build());
     ResilientHttpClient client = client().build();

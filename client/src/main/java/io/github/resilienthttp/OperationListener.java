@@ -60,6 +60,24 @@ public interface OperationListener {
       IOException failure, Decision decision, Duration duration) {}
 
   /**
+   * An attempt ended and was classified, with its kind (first, retry or hedge). The default calls
+   * {@link #attemptEnded(OperationInfo, int, int, IOException, Decision, Duration)}; override this
+   * one to tell the kinds apart. Called instead of, not besides, the other.
+   *
+   * @param operation the operation
+   * @param attempt the attempt number, from 1
+   * @param kind why the attempt was sent
+   * @param statusCode the response's status, or -1 when the attempt failed with {@code failure}
+   * @param failure the attempt's exception, or {@code null}
+   * @param decision the classifier's decision
+   * @param duration from sending to the response headers (or the failure)
+   */
+  default void attemptEnded(OperationInfo operation, int attempt, AttemptKind kind, int statusCode,
+      IOException failure, Decision decision, Duration duration) {
+    attemptEnded(operation, attempt, statusCode, failure, decision, duration);
+  }
+
+  /**
    * A retry will start after {@code delay}.
    *
    * @param fromRetryAfter true when the delay is the server's {@code Retry-After} (longer than the

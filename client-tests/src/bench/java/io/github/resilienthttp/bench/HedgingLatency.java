@@ -104,12 +104,20 @@ public final class HedgingLatency {
   }
 
   private static ResilientHttpClient sdk(OkHttpClient okHttp, HedgingPolicy hedging) {
+    return sdk(okHttp, hedging, true);
+  }
+
+  private static ResilientHttpClient sdk(OkHttpClient okHttp, HedgingPolicy hedging,
+      boolean breaker) {
     ResilientHttpClient.Builder b = ResilientHttpClient.wrap(okHttp)
         .retryPolicy(RetryPolicy.builder().maxAttempts(3)
             .backoff(Backoff.exponentialFullJitter(Duration.ofMillis(10), Duration.ofMillis(100)))
             .deadline(Duration.ofSeconds(10)).build());
     if (hedging != null) {
       b.hedging(hedging);
+    }
+    if (!breaker) {
+      b.noCircuitBreaker();
     }
     return b.build();
   }
@@ -209,10 +217,13 @@ public final class HedgingLatency {
           + " 10 %% of traffic plus 3 retries/s, 30 tokens)%n%n", ops);
       System.out.println("| caller | server requests / op |");
       System.out.println("|---|---:|");
-      for (boolean hedged : new boolean[] {false, true}) {
+      for (int row = 0; row < 4; row++) {
+        boolean hedged = row % 2 == 1;
+        boolean breaker = row < 2;
         OkHttpClient okHttp = new OkHttpClient();
         ResilientHttpClient sdk = sdk(okHttp, hedged
-            ? HedgingPolicy.builder().delay(Duration.ofMillis(2)).maxHedges(2).build() : null);
+            ? HedgingPolicy.builder().delay(Duration.ofMillis(2)).maxHedges(2).build() : null,
+            breaker);
         long before = server.requests();
         for (int i = 0; i < ops; i++) {
           try (Response r = sdk.operation(get).execute()) {
@@ -221,7 +232,8 @@ public final class HedgingLatency {
             // an exhausted budget ends some operations with an exception: counted all the same
           }
         }
-        System.out.printf("| SDK, %s | %.3f |%n", hedged ? "2 hedges after 2 ms" : "no hedging",
+        System.out.printf("| SDK, %s, %s | %.3f |%n", hedged ? "2 hedges after 2 ms" : "no hedging",
+            breaker ? "default breaker" : "no breaker (the budget alone)",
             (double) (server.requests() - before) / ops);
         okHttp.connectionPool().evictAll();
         okHttp.dispatcher().executorService().shutdown();

@@ -1,6 +1,7 @@
 package io.github.resilienthttp.micrometer;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilienthttp.AttemptKind;
 import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.OperationInfo;
 import io.github.resilienthttp.OperationListener;
@@ -30,12 +31,14 @@ import okhttp3.HttpUrl;
  * <table>
  * <caption>Meters (tags in brackets)</caption>
  * <tr><th>name</th><th>type</th><th>meaning</th></tr>
- * <tr><td>{@code http.client.operations} [outcome, http.request.method, server.address]</td>
+ * <tr><td>{@code http.client.operations} [outcome, winner.kind=first|retry|hedge|none,
+ *     http.request.method, server.address]</td>
  *     <td>counter</td><td>operations by {@link OperationResult.Outcome}</td></tr>
  * <tr><td>{@code http.client.operation.duration} [outcome, http.request.method, server.address]</td>
  *     <td>timer</td><td>from execute() to return, all attempts and waits</td></tr>
- * <tr><td>{@code http.client.attempts} [attempt.kind=first|retry, decision, http.request.method,
- *     server.address]</td><td>counter</td><td>attempts, first or retry, by decision kind</td></tr>
+ * <tr><td>{@code http.client.attempts} [attempt.kind=first|retry|hedge, decision,
+ *     http.request.method, server.address]</td><td>counter</td><td>attempts, first, retry or hedge,
+ *     by decision kind</td></tr>
  * <tr><td>{@code http.client.operation.resend_count} [http.request.method, server.address]</td>
  *     <td>distribution summary</td><td>retries per operation (OpenTelemetry's
  *     {@code http.request.resend_count})</td></tr>
@@ -108,11 +111,11 @@ public final class MicrometerOperationMetrics implements OperationListener {
   }
 
   @Override
-  public void attemptEnded(OperationInfo op, int attempt, int statusCode, IOException failure,
-      Decision decision, Duration duration) {
+  public void attemptEnded(OperationInfo op, int attempt, AttemptKind kind, int statusCode,
+      IOException failure, Decision decision, Duration duration) {
     Counter.builder("http.client.attempts")
         .tags(tags(op))
-        .tag("attempt.kind", attempt == 1 ? "first" : "retry")
+        .tag("attempt.kind", kind.name().toLowerCase(java.util.Locale.ROOT))
         .tag("decision", decision.kind().name())
         .register(registry).increment();
   }
@@ -145,7 +148,10 @@ public final class MicrometerOperationMetrics implements OperationListener {
   @Override
   public void operationEnded(OperationInfo op, OperationResult result) {
     Tags t = tags(op).and("outcome", result.outcome().name());
-    Counter.builder("http.client.operations").tags(t).register(registry).increment();
+    Counter.builder("http.client.operations").tags(t)
+        .tag("winner.kind", result.winningKind()
+            .map(k -> k.name().toLowerCase(java.util.Locale.ROOT)).orElse("none"))
+        .register(registry).increment();
     Timer.builder("http.client.operation.duration").tags(t).register(registry)
         .record(result.elapsed());
     registry.summary("http.client.operation.resend_count", tags(op))

@@ -55,10 +55,11 @@ public final class Listeners {
     }
   }
 
-  void attemptEnded(OperationContext op, int attempt, int status, IOException failure, Decision d,
-      Duration duration) {
+  void attemptEnded(OperationContext op, int attempt, AttemptKind kind, int status,
+      IOException failure, Decision d, Duration duration) {
     if (!listeners.isEmpty()) {
-      each("attemptEnded", l -> l.attemptEnded(op.info(), attempt, status, failure, d, duration));
+      each("attemptEnded", l -> l.attemptEnded(op.info(), attempt, kind, status, failure, d,
+          duration));
     }
   }
 

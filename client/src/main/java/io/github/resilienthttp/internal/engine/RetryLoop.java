@@ -476,7 +476,8 @@ public final class RetryLoop {
     }
     Duration duration = Duration.ofNanos(client.timeSource().nanoTime() - attemptStart);
     int status = response != null ? response.code() : -1;
-    client.listeners().attemptEnded(op, attempt, status, failure, decision, duration);
+    client.listeners().attemptEnded(op, attempt, current.kind(), status, failure, decision,
+        duration);
     if (response != null) {
       if (op.keySent && status == 409 && decision.isRetryable()) {
         client.listeners().inProgress(op, attempt);
