@@ -12,9 +12,12 @@ import javax.net.ServerSocketFactory;
  * <p>MockWebServer flushes the response headers and the body separately; with Nagle's algorithm on
  * the server side the body then waits for the client's delayed ACK, which costs about 40 ms per
  * response on Linux loopback. Disabling Nagle makes each exchange take about a millisecond.
- * Stateless and thread-safe.
+ * Stateless and thread-safe. For a MockWebServer of your own:
+ * {@code server.setServerSocketFactory(new NoDelayServerSocketFactory())}.
  */
-final class NoDelayServerSocketFactory extends ServerSocketFactory {
+public final class NoDelayServerSocketFactory extends ServerSocketFactory {
+  /** Creates the factory. */
+  public NoDelayServerSocketFactory() {}
 
   @Override
   public ServerSocket createServerSocket() throws IOException {
