@@ -161,7 +161,7 @@ public final class Operation {
    */
   public boolean idempotencyKeySent() {
     OperationContext c = context;
-    return c != null ? c.keySent : decideKeySent();
+    return c != null ? c.spec.keySent() : decideKeySent();
   }
 
   /**
@@ -328,7 +328,7 @@ public final class Operation {
   /** The hedging policy that applies to this operation, or {@code null} when it is not hedged. */
   private HedgingPolicy hedgingFor(OperationContext op) {
     HedgingPolicy policy = hedgingSet ? hedging : client.hedgingPolicy();
-    return policy != null && policy.hedges(request.method(), op.keySent) ? policy : null;
+    return policy != null && policy.hedges(request.method(), op.spec.keySent()) ? policy : null;
   }
 
   /** A blocking hedged operation: the hedging driver runs on OkHttp's threads; this one waits. */
@@ -346,9 +346,9 @@ public final class Operation {
       hedged.cancel();
       // The copies in flight may have reached the server; a hedged operation is idempotent, so the
       // same key (or method) may be retried safely.
-      throw new OperationInterruptedException(op.key(), op.keySent, op.attempts(), null);
+      throw new OperationInterruptedException(op.key(), op.spec.keySent(), op.attempts(), null);
     } catch (java.util.concurrent.CancellationException e) {
-      throw new ResilientHttpException("operation canceled", op.key(), op.keySent, op.attempts(),
+      throw new ResilientHttpException("operation canceled", op.key(), op.spec.keySent(), op.attempts(),
           "canceled", null);
     } catch (java.util.concurrent.ExecutionException e) {
       Throwable cause = e.getCause();

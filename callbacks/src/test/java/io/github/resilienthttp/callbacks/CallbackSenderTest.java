@@ -2,8 +2,8 @@ package io.github.resilienthttp.callbacks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.resilienthttp.callbacks.testkit.CallbackSender;
 import io.github.resilienthttp.callbacks.testkit.CallbackSender.Kind;
+import io.github.resilienthttp.callbacks.testkit.CallbackSender;
 import io.github.resilienthttp.callbacks.testkit.ManualClock;
 import io.github.resilienthttp.callbacks.testkit.SenderReport;
 import java.time.Duration;

@@ -4,7 +4,6 @@ import com.sun.net.httpserver.HttpServer;
 import io.github.resilienthttp.Backoff;
 import io.github.resilienthttp.HedgingPolicy;
 import io.github.resilienthttp.ResilientHttpClient;
-import io.github.resilienthttp.RetryBudget;
 import io.github.resilienthttp.RetryPolicy;
 import java.io.IOException;
 import java.io.OutputStream;

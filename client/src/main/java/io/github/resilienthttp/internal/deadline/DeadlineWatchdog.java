@@ -111,11 +111,11 @@ public final class DeadlineWatchdog {
     if (!running.get() && running.compareAndSet(false, true)) {
       idleSinceNanos = System.nanoTime();
       armTick(0);
-    } else if (op.realDeadlineNanos - nextSweepNanos < 0) {
+    } else if (op.spec.realDeadlineNanos() - nextSweepNanos < 0) {
       // Due before the next tick (a deadline under 10 ms away): not seen in time otherwise.
       earlyTimers.incrementAndGet();
       AsyncTimeout early = new SweepTimer(false);
-      early.deadlineNanoTime(op.realDeadlineNanos);
+      early.deadlineNanoTime(op.spec.realDeadlineNanos());
       early.enter();
     }
   }
@@ -204,7 +204,7 @@ public final class DeadlineWatchdog {
     for (OperationContext op = watched; op != null; ) {
       OperationContext next = op.watchNext;
       boolean done = op.callDone();
-      if (done || op.realDeadlineNanos - now <= 0) {
+      if (done || op.spec.realDeadlineNanos() - now <= 0) {
         if (previous == null) {
           watched = next;
         } else {
@@ -216,8 +216,8 @@ public final class DeadlineWatchdog {
           expire(op);
         }
       } else {
-        if (op.realDeadlineNanos - earliest < 0) {
-          earliest = op.realDeadlineNanos;
+        if (op.spec.realDeadlineNanos() - earliest < 0) {
+          earliest = op.spec.realDeadlineNanos();
         }
         previous = op;
       }

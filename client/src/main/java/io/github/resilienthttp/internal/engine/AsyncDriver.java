@@ -115,7 +115,7 @@ public final class AsyncDriver implements Callback {
       granted = wait.join();
     } catch (RuntimeException e) { // CompletionException: the user's scheduler refused the timeout
       fail(new ResilientHttpException("the scheduler rejected the bulkhead wait's timeout",
-          op.key(), op.keySent, op.attempts(), "scheduler-rejected", e.getCause()),
+          op.key(), op.spec.keySent(), op.attempts(), "scheduler-rejected", e.getCause()),
           callbackExecutor());
       return;
     }
@@ -184,7 +184,7 @@ public final class AsyncDriver implements Callback {
       s = client.scheduler().schedule(() -> guarded(this::step, callbackExecutor()),
           DurationMath.toNanos(loop.retryDelay()), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
-      fail(new ResilientHttpException("the scheduler rejected the retry", op.key(), op.keySent,
+      fail(new ResilientHttpException("the scheduler rejected the retry", op.key(), op.spec.keySent(),
           op.attempts(), "scheduler-rejected", e), Runnable::run);
       return;
     }

@@ -119,7 +119,7 @@ public final class HedgingDriver implements Callback {
       granted = wait.join();
     } catch (RuntimeException e) {
       end(null, new ResilientHttpException("the scheduler rejected the bulkhead wait's timeout",
-          op.key(), op.keySent, op.attempts(), "scheduler-rejected", e.getCause()));
+          op.key(), op.spec.keySent(), op.attempts(), "scheduler-rejected", e.getCause()));
       return;
     }
     if (granted) {
@@ -250,13 +250,13 @@ public final class HedgingDriver implements Callback {
     }
     if (response != null) {
       client.latencies().record(target, client.timeSource().nanoTime()
-          - (op.deadlineNanos - a.remainingNanos()));
+          - (op.spec.deadlineNanos() - a.remainingNanos()));
     }
     boolean othersInFlight = !inFlight.isEmpty();
     AttemptPermits next = null;
     if (loop.nonFatal(decision)) {
       boolean otherInProgress = othersInFlight && response != null && response.code() == 409
-          && op.keySent;
+          && op.spec.keySent();
       if (copies < maxCopies && !otherInProgress) {
         next = loop.reserveHedge(); // non-fatal: the next copy starts at once
       }

@@ -7,7 +7,6 @@ import io.github.resilienthttp.Operation;
 import io.github.resilienthttp.OperationInfo;
 import io.github.resilienthttp.OperationOptions;
 import io.github.resilienthttp.ResilientHttpClient;
-import io.github.resilienthttp.TimeSource;
 import io.github.resilienthttp.internal.deadline.DeadlineWatchdog;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -21,26 +20,20 @@ import okhttp3.Call;
 import okhttp3.Request;
 
 /**
- * The state of one running operation, carried as a call tag on each of its OkHttp calls (each
- * attempt's call for {@link Operation#execute()} and {@link Operation#executeAsync()}, the one call
- * of a plain call on {@link ResilientHttpClient#okHttpClient()}), where the SDK's interceptors, its
- * event listener and the {@link DeadlineWatchdog} find it. Not API. Thread-safe: counters are read
- * by the caller while interceptors write.
+ * The running state of one operation: its key (made on first use), attempt and network-request
+ * counters, the cancel flag and signal, whether it ended, and the deadline watchdog's links. What the
+ * operation is, fixed when it starts, is its {@link #spec} ({@link OperationSpec}); each attempt's
+ * own state is its {@link Attempt}. A plain call on {@code ResilientHttpClient.okHttpClient()}
+ * carries this as its call tag (its attempts share the call); the attempts of {@code execute()},
+ * {@code executeAsync()} and hedges carry their {@link Attempt}, which points here. Thread-safe:
+ * counters are read by the caller while OkHttp's threads write. Not API.
  */
 public final class OperationContext implements Supplier<String> {
   public final ClientRuntime client;
+  /** What the operation is: fixed when it starts. */
+  public final OperationSpec spec;
   /** Null until needed when the key is not sent: most GETs never need one. */
   private volatile String key;
-  public final boolean keySent;
-  public final boolean idempotent;
-  final long startNanos;
-  final long deadlineNanos;
-  final long deadlineDurationNanos;
-  /**
-   * When the deadline's backstop ({@link DeadlineWatchdog}) fires, in {@link System#nanoTime()}:
-   * the backstop runs on real time, whatever the client's {@link TimeSource}.
-   */
-  public final long realDeadlineNanos;
   /** The call {@link DeadlineWatchdog} watches for this operation, if any. */
   public volatile Call watchedCall;
   /**
@@ -67,15 +60,7 @@ public final class OperationContext implements Supplier<String> {
 
   /** The value of every call tag of this operation, made once rather than per call. */
   private final Function0<OperationContext> asTag = () -> this;
-  private final String method;
-  private final String host;
   private volatile OperationInfo info;
-  /** Written and read only by the thread running the retry loop. */
-  String lastReason;
-  boolean lastSuccess;
-  boolean lastRetryable;
-  /** True for plain OkHttp calls that opted out with {@link OperationOptions#passThrough()}. */
-  public final boolean passThrough;
   private volatile boolean canceled;
   private volatile CompletableFuture<Void> cancelSignal;
   /** The one OkHttp call of a plain call: cancelling it cancels the operation. */
@@ -99,21 +84,10 @@ public final class OperationContext implements Supplier<String> {
     }
   }
 
-  OperationContext(
-      ClientRuntime client, String key, boolean keySent, boolean idempotent,
-      String method, String host, long startNanos, long realStartNanos, long deadlineDurationNanos,
-      boolean passThrough) {
-    this.passThrough = passThrough;
+  OperationContext(ClientRuntime client, String key, OperationSpec spec) {
     this.client = client;
     this.key = key;
-    this.keySent = keySent;
-    this.idempotent = idempotent;
-    this.startNanos = startNanos;
-    this.deadlineDurationNanos = deadlineDurationNanos;
-    this.deadlineNanos = startNanos + deadlineDurationNanos;
-    this.realDeadlineNanos = realStartNanos + deadlineDurationNanos;
-    this.method = method;
-    this.host = host;
+    this.spec = spec;
   }
 
   /**
@@ -152,25 +126,27 @@ public final class OperationContext implements Supplier<String> {
     boolean idempotent = keySent || AttemptOutcome.isIdempotentMethod(request.method());
     Duration d = deadline != null ? deadline : client.retryPolicy().deadline();
     long now = client.timeSource().nanoTime();
-    return new OperationContext(client, key, keySent, idempotent, request.method(),
-        request.url().host(), now, client.systemTime() ? now : System.nanoTime(), d.toNanos(),
-        passThrough);
+    long duration = DurationMath.toNanos(d);
+    long realNow = client.systemTime() ? now : System.nanoTime();
+    return new OperationContext(client, key, new OperationSpec(request.method(),
+        request.url().host(), keySent, idempotent, passThrough, now, duration, now + duration,
+        realNow + duration));
   }
 
   /** The request with this operation's key header, when the operation sends one. */
   public Request stamp(Request request) {
-    if (!keySent || passThrough) {
+    if (!spec.keySent() || spec.passThrough()) {
       return request;
     }
     return client.idempotencyKeyPolicy().withKey(request, key());
   }
 
   long remainingNanos() {
-    return deadlineNanos - client.timeSource().nanoTime();
+    return spec.deadlineNanos() - client.timeSource().nanoTime();
   }
 
   long elapsedNanos() {
-    return client.timeSource().nanoTime() - startNanos;
+    return client.timeSource().nanoTime() - spec.startNanos();
   }
 
   /**
@@ -224,7 +200,7 @@ public final class OperationContext implements Supplier<String> {
 
   /** True once the deadline has passed in real time, i.e. the backstop may have fired. */
   boolean realDeadlinePassed() {
-    return System.nanoTime() - realDeadlineNanos >= 0;
+    return System.nanoTime() - spec.realDeadlineNanos() >= 0;
   }
 
   public void cancel() {
@@ -339,7 +315,7 @@ public final class OperationContext implements Supplier<String> {
   OperationInfo info() {
     OperationInfo i = info;
     if (i == null) {
-      i = new OperationInfo(key(), keySent, idempotent, method, host);
+      i = new OperationInfo(key(), spec.keySent(), spec.idempotent(), spec.method(), spec.host());
       info = i; // a benign race: equal values
     }
     return i;

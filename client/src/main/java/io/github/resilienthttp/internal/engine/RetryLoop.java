@@ -76,6 +76,10 @@ public final class RetryLoop {
   private boolean retryTokenHeld;
   /** Why the last hedge could not start. */
   private String hedgeRefusal;
+  /** The last decision's reason, and whether it was a success or retryable: for the end's report. */
+  private String lastReason;
+  private boolean lastSuccess;
+  private boolean lastRetryable;
 
   public RetryLoop(OperationContext op, Request request) {
     this.op = op;
@@ -110,7 +114,7 @@ public final class RetryLoop {
     permits = new AttemptPermits(target, client.bulkheadGate());
     if (!permits.tryAcquireBreaker()) {
       client.listeners().circuitBreakerRejected(op, target.breaker().getName(), next);
-      throw unknownIfAnyOutcomeUnknown(new CircuitBreakerOpenException(op.key(), op.keySent,
+      throw unknownIfAnyOutcomeUnknown(new CircuitBreakerOpenException(op.key(), op.spec.keySent(),
           next - 1, target.breaker().getName(), target.waitLeft(),
           lastFailure != null ? lastFailure : lastStatusNote(lastStatus)));
     }
@@ -157,7 +161,7 @@ public final class RetryLoop {
     }
     int next = op.attempts() + 1;
     client.listeners().bulkheadRejected(op, next);
-    BulkheadFullException full = new BulkheadFullException(op.key(), op.keySent, next - 1,
+    BulkheadFullException full = new BulkheadFullException(op.key(), op.spec.keySent(), next - 1,
         client.bulkheadGate().bulkhead().getName(), BulkheadGate.toDuration(waitedNanos),
         lastFailure);
     if (cutByDeadline) {
@@ -179,7 +183,7 @@ public final class RetryLoop {
    */
   IOException interrupted() {
     OperationInterruptedException e =
-        new OperationInterruptedException(op.key(), op.keySent, op.attempts(), lastFailure);
+        new OperationInterruptedException(op.key(), op.spec.keySent(), op.attempts(), lastFailure);
     return anyMayHaveBeenProcessed ? unknownAfter(e, "interrupted", lastFailure) : e;
   }
 
@@ -200,7 +204,7 @@ public final class RetryLoop {
     }
     client.listeners().attemptStarted(op, attempt, current.kind());
     // The clock reading that gave remainingNanos (one nanoTime call fewer per attempt).
-    attemptStart = op.deadlineNanos - remainingNanos;
+    attemptStart = op.spec.deadlineNanos() - remainingNanos;
     permits.startClock();
     return current;
   }
@@ -260,7 +264,7 @@ public final class RetryLoop {
       throw deadlineExceeded("deadline passed during attempt " + attempt, failure);
     }
     AttemptOutcome outcome = AttemptOutcome.of(request, response, failure, attempt,
-        current.mayHaveReachedServer(), op.idempotent, op.keySent, op, client.timeSource());
+        current.mayHaveReachedServer(), op.spec.idempotent(), op.spec.keySent(), op, client.timeSource());
     Decision decision = classify(client.classifier(), outcome);
     if (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT) {
       anyMayHaveBeenProcessed = true;
@@ -277,7 +281,7 @@ public final class RetryLoop {
     current = a;
     attempt = a.number();
     permits = a.permits();
-    attemptStart = op.deadlineNanos - a.remainingNanos();
+    attemptStart = op.spec.deadlineNanos() - a.remainingNanos();
   }
 
   /**
@@ -299,7 +303,7 @@ public final class RetryLoop {
   /** Whether a decision allows another copy (retryable for this operation). */
   boolean nonFatal(Decision decision) {
     return decision.kind() == Decision.Kind.RETRY
-        || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && op.idempotent);
+        || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && op.spec.idempotent());
   }
 
   /**
@@ -386,13 +390,13 @@ public final class RetryLoop {
   private Response decide(Decision decision, Response response, IOException failure,
       String hedged) throws IOException {
     RetryPolicy policy = client.retryPolicy();
-    op.lastReason = decision.reason();
+    lastReason = decision.reason();
     boolean retryable = decision.kind() == Decision.Kind.RETRY
-        || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && op.idempotent);
-    op.lastSuccess = decision.kind() == Decision.Kind.SUCCESS;
-    op.lastRetryable = retryable;
+        || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && op.spec.idempotent());
+    lastSuccess = decision.kind() == Decision.Kind.SUCCESS;
+    lastRetryable = retryable;
     RetryRule.Verdict verdict = RetryRule.afterAttempt(decision, attempt,
-        hedged == null ? policy.maxAttempts() : Integer.MAX_VALUE, op.idempotent,
+        hedged == null ? policy.maxAttempts() : Integer.MAX_VALUE, op.spec.idempotent(),
         oneShot && current.mayHaveReachedServer());
     if (hedged != null && verdict == null) {
       lastFailure = failure;
@@ -427,14 +431,14 @@ public final class RetryLoop {
         if (response != null) {
           return response;
         }
-        throw new ResilientHttpException("permanent failure: " + failure, op.key(), op.keySent,
+        throw new ResilientHttpException("permanent failure: " + failure, op.key(), op.spec.keySent(),
             attempt, decision.reason(), failure);
       case OUTCOME_UNKNOWN:
         throw outcomeUnknown(verdict.reason(), verdict.message(), response, failure);
       case GIVE_UP:
         return giveUp(decision, verdict.reason(), verdict.message(), response, failure);
       case DEADLINE:
-        op.lastReason = "deadline";
+        lastReason = "deadline";
         if (response != null) {
           return response;
         }
@@ -442,11 +446,11 @@ public final class RetryLoop {
       case BREAKER_OPEN:
         // The breaker opened during this attempt: stop now rather than wait for a rejection.
         client.listeners().circuitBreakerRejected(op, target.breaker().getName(), attempt + 1);
-        op.lastReason = "circuit-breaker-open";
+        lastReason = "circuit-breaker-open";
         if (response != null) {
           return response;
         }
-        throw unknownIfAnyOutcomeUnknown(new CircuitBreakerOpenException(op.key(), op.keySent,
+        throw unknownIfAnyOutcomeUnknown(new CircuitBreakerOpenException(op.key(), op.spec.keySent(),
             attempt, target.breaker().getName(), target.waitLeft(), failure));
       default: // RETRY
         break;
@@ -454,12 +458,12 @@ public final class RetryLoop {
     // The token is taken before the wait, so operations waiting in backoff cannot overshoot.
     if (!client.retryBudget().tryAcquireRetry()) {
       client.listeners().retryBudgetRefused(op, attempt);
-      op.lastReason = RetryBudgetExhaustedException.REASON;
+      lastReason = RetryBudgetExhaustedException.REASON;
       if (response != null) {
         return response;
       }
       throw unknownIfAnyOutcomeUnknown(new RetryBudgetExhaustedException(
-          "retry budget exhausted; not retrying after " + decision, op.key(), op.keySent, attempt,
+          "retry budget exhausted; not retrying after " + decision, op.key(), op.spec.keySent(), attempt,
           RetryBudgetExhaustedException.REASON, failure));
     }
     retryTokenHeld = true;
@@ -479,7 +483,7 @@ public final class RetryLoop {
     client.listeners().attemptEnded(op, attempt, current.kind(), status, failure, decision,
         duration);
     if (response != null) {
-      if (op.keySent && status == 409 && decision.isRetryable()) {
+      if (op.spec.keySent() && status == 409 && decision.isRetryable()) {
         client.listeners().inProgress(op, attempt);
       }
       String replayed = response.header(client.replayHeader());
@@ -545,11 +549,11 @@ public final class RetryLoop {
       client.retryBudget().refundRetry();
     }
     String reason = failure instanceof OperationFailure f ? f.reason()
-        : failure != null ? "failed" : op.lastReason;
+        : failure != null ? "failed" : lastReason;
     OperationResult.Outcome outcome =
-        OperationResult.Outcome.of(response != null && op.lastSuccess, response != null, failure);
+        OperationResult.Outcome.of(response != null && lastSuccess, response != null, failure);
     boolean quiet = outcome == OperationResult.Outcome.SUCCESS
-        || (outcome == OperationResult.Outcome.FAILED_RESPONSE && !op.lastRetryable);
+        || (outcome == OperationResult.Outcome.FAILED_RESPONSE && !lastRetryable);
     if (quiet && client.listeners().isEmpty() && !log.isDebugEnabled()) {
       return;
     }
@@ -559,7 +563,7 @@ public final class RetryLoop {
     if (failure instanceof OutcomeUnknownException || failure instanceof DeadlineExceededException) {
       log.warn("{} gave up: {}", op.info(), result);
     } else if (failure != null
-        || (outcome == OperationResult.Outcome.FAILED_RESPONSE && op.lastRetryable)) {
+        || (outcome == OperationResult.Outcome.FAILED_RESPONSE && lastRetryable)) {
       log.info("{} gave up: {}", op.info(), result);
     } else if (log.isDebugEnabled()) {
       log.debug("{} ended: {}", op.info(), result);
@@ -570,14 +574,14 @@ public final class RetryLoop {
   /** Ends a retryable operation that may not retry: returns the last response or throws. */
   private Response giveUp(Decision decision, String why, String message, Response response,
       IOException failure) throws IOException {
-    op.lastReason = why;
+    lastReason = why;
     if (response != null) {
       return response;
     }
     if (anyMayHaveBeenProcessed) {
       throw outcomeUnknown(why, message + "; last: " + decision, null, failure);
     }
-    throw new RetriesExhaustedException(message + "; last: " + decision, op.key(), op.keySent,
+    throw new RetriesExhaustedException(message + "; last: " + decision, op.key(), op.spec.keySent(),
         attempt, why, failure);
   }
 
@@ -586,7 +590,7 @@ public final class RetryLoop {
     int status = response == null ? -1 : response.code();
     return new OutcomeUnknownException(
         "outcome unknown" + (status > 0 ? " (status " + status + ")" : "") + ": " + message,
-        op.key(), op.keySent, attempt, reason, status, failure);
+        op.key(), op.spec.keySent(), attempt, reason, status, failure);
   }
 
   /**
@@ -606,7 +610,7 @@ public final class RetryLoop {
   private OutcomeUnknownException unknownAfter(Throwable stop, String reason, Throwable cause) {
     OutcomeUnknownException unknown = new OutcomeUnknownException("outcome unknown: an earlier"
         + " attempt may have reached the server, and then " + reason + " stopped the"
-        + " operation; query the server or resume with the same key", op.key(), op.keySent,
+        + " operation; query the server or resume with the same key", op.key(), op.spec.keySent(),
         op.attempts(), reason, lastStatus, cause);
     unknown.addSuppressed(stop);
     return unknown;
@@ -614,12 +618,12 @@ public final class RetryLoop {
 
   DeadlineExceededException deadlineExceeded(String message, IOException cause) {
     return new DeadlineExceededException(
-        message + " (deadline " + TimeUnit.NANOSECONDS.toMillis(op.deadlineDurationNanos) + " ms)",
-        op.key(), op.keySent, op.attempts(), "deadline", cause);
+        message + " (deadline " + TimeUnit.NANOSECONDS.toMillis(op.spec.deadlineDurationNanos()) + " ms)",
+        op.key(), op.spec.keySent(), op.attempts(), "deadline", cause);
   }
 
   private ResilientHttpException canceled(IOException cause) {
-    return new ResilientHttpException("operation canceled", op.key(), op.keySent, op.attempts(),
+    return new ResilientHttpException("operation canceled", op.key(), op.spec.keySent(), op.attempts(),
         "canceled", cause);
   }
 

@@ -47,7 +47,7 @@ public final class RetryInterceptor implements Interceptor {
       op = chain.call().tag(OperationContext.TAG,
           OperationContext.forPlainCall(client, request).asTag());
     }
-    if (op.passThrough) {
+    if (op.spec.passThrough()) {
       return (wrappedRetriesOnConnectionFailure ? chain.withRetryOnConnectionFailure(true) : chain)
           .proceed(request);
     }
