@@ -3,6 +3,7 @@ package io.github.resilienthttp.reliability;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.CONNECT_REFUSED;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.DROP_BEFORE_PROCESSING;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.RESPONSE_LOST;
+import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.S409_CONFLICT;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.S409_IN_PROGRESS;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.S422_MISMATCH;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.S429_DATE;
@@ -201,12 +202,19 @@ class FaultMatrixTest {
       cell(POST_KEY,      S504,                   2, 2, status(201),                           1, BACKOFF),
       cell(POST_NO_KEY,   S504,                   1, 1, unknown("status-504", 504),            0, NO_WAIT),
       cell(POST_ONE_SHOT, S504,                   1, 1, unknown("one-shot-body", 504),         0, NO_WAIT),
-      // 409 means "key in progress" only when a key was sent; otherwise it is a permanent 4xx.
+      // 409 means "key in progress" only when a key was sent and the answer says so (here a
+      // Retry-After); otherwise it is a permanent 4xx.
       cell(GET,           S409_IN_PROGRESS,       1, 1, status(409),                           0, NO_WAIT),
       cell(PUT,           S409_IN_PROGRESS,       1, 1, status(409),                           0, NO_WAIT),
       cell(POST_KEY,      S409_IN_PROGRESS,       2, 2, status(201),                           1, BACKOFF),
       cell(POST_NO_KEY,   S409_IN_PROGRESS,       1, 1, status(409),                           0, NO_WAIT),
       cell(POST_ONE_SHOT, S409_IN_PROGRESS,       1, 1, status(409),                           0, NO_WAIT),
+      // An ordinary conflict ("email already taken") is returned at once, whatever the operation.
+      cell(GET,           S409_CONFLICT,          1, 1, status(409),                           0, NO_WAIT),
+      cell(PUT,           S409_CONFLICT,          1, 1, status(409),                           0, NO_WAIT),
+      cell(POST_KEY,      S409_CONFLICT,          1, 1, status(409),                           0, NO_WAIT),
+      cell(POST_NO_KEY,   S409_CONFLICT,          1, 1, status(409),                           0, NO_WAIT),
+      cell(POST_ONE_SHOT, S409_CONFLICT,          1, 1, status(409),                           0, NO_WAIT),
       // 422 is permanent, with or without a key.
       cell(GET,           S422_MISMATCH,          1, 1, status(422),                           0, NO_WAIT),
       cell(PUT,           S422_MISMATCH,          1, 1, status(422),                           0, NO_WAIT),
@@ -410,7 +418,10 @@ class FaultMatrixTest {
     S500(t -> Fault.status(500)),
     S502(t -> Fault.status(502)),
     S504(t -> Fault.status(504)),
-    S409_IN_PROGRESS(t -> Fault.status(409)),
+    /** A 409 that says "in progress" with a Retry-After (0: the backoff alone decides the wait). */
+    S409_IN_PROGRESS(t -> Fault.status(409, "0")),
+    /** An ordinary conflict (no signal about the key): final, for every operation. */
+    S409_CONFLICT(t -> Fault.status(409)),
     S422_MISMATCH(t -> Fault.status(422));
 
     final Function<FakeTimeSource, Fault> fault;
