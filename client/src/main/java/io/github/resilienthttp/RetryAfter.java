@@ -168,6 +168,9 @@ public final class RetryAfter {
     }
     int hours = Integer.parseInt(zone.substring(1, 3));
     int minutes = Integer.parseInt(zone.substring(3, 5));
+    if (minutes > 59) {
+      throw new DateTimeException("offset minutes " + minutes);
+    }
     int seconds = hours * 3600 + minutes * 60;
     return ZoneOffset.ofTotalSeconds(sign == '-' ? -seconds : seconds); // > 18 h: rejected
   }

@@ -105,7 +105,8 @@ class RetryAfterTest {
   @ParameterizedTest
   @ValueSource(strings = {"Tue, 31 Apr 2026 08:25:13 GMT", "Tue, 01 Dex 2026 08:25:13 GMT",
       "Tue, 01 Dec 2026 25:25:13 GMT", "Tue, 01 Dec 2026 08:25 GMT", "Tue, 01 Dec 2026 08:25:13",
-      "Tue, 01 Dec 2026 08:25:13 +2500", "Tue, 01 Dec 2026 08:25:13 GMT trailing",
+      "Tue, 01 Dec 2026 08:25:13 +2500", "Tue, 01 Dec 2026 08:25:13 +0060",
+      "Tue, 01 Dec 2026 08:25:13 GMT trailing",
       "Tue, 001 Dec 2026 08:25:13 GMT", "2026-12-01T08:25:13Z"})
   void garbageDatesAreIgnored(String value) {
     assertThat(RetryAfter.parse(value, Instant.parse("2026-12-01T08:25:10Z"))).isEmpty();
