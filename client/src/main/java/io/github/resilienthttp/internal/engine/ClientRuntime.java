@@ -110,13 +110,12 @@ public final class ClientRuntime {
 
   /**
    * Adds the deadline watchdog's listener and the {@link WireListener} to the wrapped client's own
-   * event listener, which still
-   * sees every event. The watchdog's comes first, so that a listener that throws cannot keep it
-   * from hearing that a call ended. No wrapper is made for a client without a listener.
+   * event listener, which still sees every event. The SDK's come first, so that a listener that
+   * throws cannot keep the watchdog from hearing that a call ended, nor hide that a request was
+   * written. No wrapper is made for a client without a listener.
    */
   private OkHttpClient.Builder withWatchdogListener(OkHttpClient.Builder builder) {
     EventListener.Factory userListeners = wrapped.eventListenerFactory();
-    // The wire listener (what reached the server) comes right after it, also before the user's.
     EventListener sdkListeners = deadlineWatchdog.listener().plus(WireListener.INSTANCE);
     return builder.eventListenerFactory(call -> {
       EventListener user = userListeners.create(call);

@@ -9,7 +9,8 @@ import okhttp3.Response;
 /**
  * A network interceptor that sees every request OkHttp is about to write on a connection, including
  * OkHttp's own follow-ups (redirects, authentication). It is the first network interceptor: it
- * counts network requests per operation, so the SDK's report equals what the server saw, and notes
+ * counts network requests per operation, so the SDK's report equals what the server saw (a request
+ * that a user network interceptor then failed is counted too, though nothing was written), and notes
  * when the attempt failed after it but before anything was written (a user network interceptor
  * that throws: not sent, and not the server's doing). Whether bytes were written is the
  * {@link WireListener}'s to say. It also takes the idempotency key off a redirect's GET (see
