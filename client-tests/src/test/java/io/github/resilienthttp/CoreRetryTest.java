@@ -255,7 +255,10 @@ class CoreRetryTest {
 
   @Test
   void conflictInProgressIsRetriedAfterBackoff() throws Exception {
-    server.enqueue(status(409));
+    // "In progress" only when the answer says so: here a problem type naming the key.
+    server.enqueue(new MockResponse.Builder().code(409)
+        .addHeader("Content-Type", "application/problem+json")
+        .body("{\"type\":\"https://example.com/problems/idempotency-key-in-use\"}").build());
     server.enqueue(status(201));
     ResilientHttpClient client = client().retryPolicy(policy().build()).build();
     Operation op = client.operation(post());

@@ -93,7 +93,7 @@ class ObservabilityTest {
 
   @Test
   void aScriptedFaultyRunReportsEveryStepInOrderAndCountsThem() throws Exception {
-    server.script(Fault.status(503, "2"), Fault.status(409), Fault.processThenDrop());
+    server.script(Fault.status(503, "2"), Fault.status(409, "0"), Fault.processThenDrop());
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     MicrometerOperationMetrics metrics = new MicrometerOperationMetrics(registry);
     FakeTimeSource time = new FakeTimeSource();

@@ -163,8 +163,9 @@ public final class AttemptOutcome {
 
   /**
    * False only when the attempt failed before any byte of the request was written to a connection
-   * (DNS, connect or TLS handshake failure), so the server cannot have processed it. The SDK knows
-   * this exactly: its network interceptor runs just before OkHttp writes the request.
+   * (DNS, connect or TLS handshake failure, or a network interceptor that threw before
+   * {@code chain.proceed}), so the server cannot have processed it. The SDK knows this exactly: its
+   * event listener hears OkHttp's {@code requestHeadersStart}, the moment writing starts.
    *
    * @return false when the request was certainly not sent; true otherwise
    */

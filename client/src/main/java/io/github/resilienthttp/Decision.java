@@ -20,7 +20,10 @@ public final class Decision {
     SUCCESS,
     /**
      * Safe to retry for any operation: the server did not process the request (it was never sent,
-     * or the server said so, as with 429 and 503).
+     * the server refused it, as with an HTTP/2 {@code REFUSED_STREAM}, or the server said so, as
+     * with 429 and 503). The circuit breaker counts it as a failure only for a 5xx answer or a
+     * network failure: 408, 409 and 429 come from a healthy server, and an exception of the
+     * client's own network interceptor before anything was written is not recorded.
      */
     RETRY,
     /**

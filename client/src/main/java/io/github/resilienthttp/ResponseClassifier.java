@@ -59,26 +59,40 @@ public interface ResponseClassifier {
    * <table>
    * <caption>Default classification</caption>
    * <tr><th>Attempt outcome</th><th>Decision</th><th>Reason</th></tr>
-   * <tr><td>exception before the request was written (DNS, connect, TLS handshake)</td>
-   *     <td>RETRY</td><td>{@code not-sent}</td></tr>
+   * <tr><td>exception before the request was written (DNS, connect, TLS handshake, a network
+   *     interceptor that throws)</td><td>RETRY</td><td>{@code not-sent}</td></tr>
+   * <tr><td>HTTP/2 stream refused ({@code REFUSED_STREAM}, also above a GOAWAY's last-stream-id;
+   *     RFC 9113 §8.7, §6.8)</td><td>RETRY</td><td>{@code http2-refused-stream}</td></tr>
+   * <tr><td>HTTP/2 connection shutting down before the stream was made</td><td>RETRY</td>
+   *     <td>{@code http2-connection-shutdown}</td></tr>
    * <tr><td>TLS certificate or hostname verification failure</td><td>FAIL</td>
    *     <td>{@code tls-untrusted}</td></tr>
+   * <tr><td>redirect or authentication loop ({@code Too many follow-up requests})</td><td>FAIL</td>
+   *     <td>{@code too-many-follow-ups}</td></tr>
    * <tr><td>exception after the request was written (timeout, reset, EOF)</td>
    *     <td>RETRY_IF_IDEMPOTENT</td><td>{@code outcome-unknown}</td></tr>
    * <tr><td>1xx, 2xx, 3xx</td><td>SUCCESS</td><td>{@code status-NNN}</td></tr>
    * <tr><td>408 Request Timeout</td><td>RETRY</td><td>{@code status-408}</td></tr>
    * <tr><td>429 Too Many Requests, 503 Service Unavailable (honouring {@code Retry-After})</td>
    *     <td>RETRY</td><td>{@code status-429}, {@code status-503}</td></tr>
-   * <tr><td>409 Conflict on a request that carried a key (the key's first request is still in
-   *     progress)</td><td>RETRY</td><td>{@code idempotency-key-in-progress}</td></tr>
-   * <tr><td>422 on a request that carried a key (key reused with a different payload)</td>
+   * <tr><td>409 Conflict on a request that carried a key, when the answer says the key is in use:
+   *     a {@code Retry-After}, or a JSON body whose {@code type} or {@code code} names
+   *     {@code idempotency}</td><td>RETRY</td><td>{@code idempotency-key-in-progress}</td></tr>
+   * <tr><td>422 on a request that carried a key, with a JSON body whose {@code type} or
+   *     {@code code} names {@code idempotency} (key reused with a different payload)</td>
    *     <td>FAIL</td><td>{@code idempotency-key-mismatch}</td></tr>
+   * <tr><td>400 on a request that carried a key, with {@code "type": "idempotency_error"}
+   *     (Stripe)</td><td>FAIL</td><td>{@code idempotency-key-mismatch}</td></tr>
    * <tr><td>other 4xx</td><td>FAIL</td><td>{@code status-NNN}</td></tr>
    * <tr><td>500, 502, 504 and other 5xx except 501 and 505 (honouring {@code Retry-After})</td>
    *     <td>RETRY_IF_IDEMPOTENT</td><td>{@code status-NNN}</td></tr>
    * <tr><td>501 Not Implemented, 505 HTTP Version Not Supported, any code outside 100..599</td>
    *     <td>FAIL</td><td>{@code status-NNN}</td></tr>
    * </table>
+   *
+   * <p>Bodies are looked at only for those 409, 422 and 400 answers, only with a JSON media type,
+   * and only their first 8 KiB, with {@link okhttp3.Response#peekBody(long)}: the caller's body is
+   * untouched. An ordinary 409 conflict or 422 validation error is a final {@code status-NNN}.
    *
    * <p>429 and 503 are treated as "not processed" (the server refused the request); a stricter
    * contract can demote 503 to outcome unknown:

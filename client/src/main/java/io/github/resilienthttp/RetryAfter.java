@@ -3,21 +3,20 @@ package io.github.resilienthttp;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDate;
+import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeFormatterBuilder;
-import java.time.format.ResolverStyle;
-import java.time.temporal.ChronoField;
-import java.util.Locale;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Parses the {@code Retry-After} response header (RFC 9110 §10.2.3): either delta-seconds
  * ({@code Retry-After: 120}) or an HTTP-date in any of the three formats of RFC 9110 §5.6.7
  * (IMF-fixdate {@code Sun, 06 Nov 1994 08:49:37 GMT}, obsolete RFC 850
- * {@code Sunday, 06-Nov-94 08:49:37 GMT} and ANSI C asctime {@code Sun Nov  6 08:49:37 1994}).
+ * {@code Sunday, 06-Nov-94 08:49:37 GMT} and ANSI C asctime {@code Sun Nov  6 08:49:37 1994}),
+ * read as robustly as RFC 9110 §5.6.7 asks of recipients: a one-digit day ({@code Tue, 1 Dec 2026
+ * 08:25:13 GMT}, what Java's {@code RFC_1123_DATE_TIME} writes on days 1 to 9), {@code UTC} or
+ * {@code +0000} for {@code GMT}, and a weekday that does not match the date are accepted.
  *
  * <p>Never throws on server input: a malformed or negative value yields {@link Optional#empty()}
  * (the header is ignored), a date in the past yields {@link Duration#ZERO}, and an absurdly large value
@@ -34,21 +33,25 @@ public final class RetryAfter {
   /** Longer values are certainly garbage; refusing them early keeps parsing cheap. */
   private static final int MAX_LENGTH = 64;
 
-  private static final DateTimeFormatter IMF_FIXDATE =
-      DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US)
-          .withZone(ZoneOffset.UTC)
-          .withResolverStyle(ResolverStyle.SMART);
+  /**
+   * IMF-fixdate and RFC 850, read leniently: optional weekday (any name, not checked against the
+   * date: RFC 9110 §5.6.7 lets recipients ignore a wrong one), one- or two-digit day, day, month and
+   * year separated by spaces or dashes, a two- or four-digit year, and the zone {@code GMT},
+   * {@code UTC}, {@code UT}, {@code Z} or a numeric offset such as {@code +0000}.
+   */
+  private static final Pattern DAY_FIRST = Pattern.compile(
+      "(?:[A-Za-z]{3,9},?\\s+)?(\\d{1,2})[\\s-]+([A-Za-z]{3})[\\s-]+(\\d{4}|\\d{2})\\s+"
+          + "(\\d{1,2}):(\\d{2}):(\\d{2})\\s*(GMT|UTC|UT|Z|[+-]\\d{4})",
+      Pattern.CASE_INSENSITIVE);
 
-  private static final DateTimeFormatter ASCTIME =
-      new DateTimeFormatterBuilder()
-          .parseCaseInsensitive()
-          .appendPattern("EEE MMM")
-          .appendLiteral(' ')
-          .optionalStart().appendLiteral(' ').optionalEnd()
-          .appendValue(ChronoField.DAY_OF_MONTH, 1, 2, java.time.format.SignStyle.NOT_NEGATIVE)
-          .appendPattern(" HH:mm:ss yyyy")
-          .toFormatter(Locale.US)
-          .withZone(ZoneOffset.UTC);
+  /** ANSI C asctime ({@code Sun Nov  6 08:49:37 1994}), in GMT; the weekday optional and unchecked. */
+  private static final Pattern ASCTIME = Pattern.compile(
+      "(?:[A-Za-z]{3,9},?\\s+)?([A-Za-z]{3})\\s+(\\d{1,2})\\s+(\\d{1,2}):(\\d{2}):(\\d{2})\\s+(\\d{4})"
+          + "(?:\\s*(GMT|UTC))?",
+      Pattern.CASE_INSENSITIVE);
+
+  private static final String[] MONTHS =
+      {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"};
 
   private RetryAfter() {}
 
@@ -110,36 +113,80 @@ public final class RetryAfter {
     return seconds > MAX.getSeconds() ? MAX : Duration.ofSeconds(seconds);
   }
 
-  private static Instant parseHttpDate(String v, Instant now) {
-    try {
-      return ZonedDateTime.parse(v, IMF_FIXDATE).toInstant();
-    } catch (DateTimeException ignored) {
-      // try the obsolete formats below
+  /**
+   * An HTTP-date in any of RFC 9110's three forms, read as robustly as §5.6.7 asks (see
+   * {@link #DAY_FIRST}); {@code null} for anything else or an impossible date (31 April).
+   */
+  static Instant parseHttpDate(String v, Instant now) {
+    Matcher m = DAY_FIRST.matcher(v);
+    if (m.matches()) {
+      return instant(now, m.group(3), m.group(2), m.group(1), m.group(4), m.group(5), m.group(6),
+          m.group(7));
     }
-    try {
-      return ZonedDateTime.parse(v, rfc850(now)).toInstant();
-    } catch (DateTimeException ignored) {
-      // try asctime below
+    m = ASCTIME.matcher(v);
+    if (m.matches()) {
+      return instant(now, m.group(6), m.group(1), m.group(2), m.group(3), m.group(4), m.group(5),
+          "GMT");
     }
+    return null;
+  }
+
+  private static Instant instant(Instant now, String year, String month, String day, String hour,
+      String minute, String second, String zone) {
+    int monthNumber = month(month);
+    if (monthNumber == 0) {
+      return null;
+    }
+    int y = Integer.parseInt(year);
+    if (year.length() == 2) {
+      y = twoDigitYear(y, now);
+    }
+    int sec = Integer.parseInt(second);
     try {
-      return ZonedDateTime.parse(v, ASCTIME).toInstant();
-    } catch (DateTimeException ignored) {
+      LocalDateTime local = LocalDateTime.of(y, monthNumber, Integer.parseInt(day),
+          Integer.parseInt(hour), Integer.parseInt(minute), sec == 60 ? 59 : sec); // leap second
+      return local.toInstant(offset(zone));
+    } catch (DateTimeException impossible) {
       return null;
     }
   }
 
+  private static int month(String name) {
+    for (int i = 0; i < MONTHS.length; i++) {
+      if (MONTHS[i].equalsIgnoreCase(name)) {
+        return i + 1;
+      }
+    }
+    return 0;
+  }
+
+  /** {@code GMT}, {@code UTC}, {@code UT}, {@code Z} or {@code +hhmm}/{@code -hhmm}. */
+  private static ZoneOffset offset(String zone) {
+    char sign = zone.charAt(0);
+    if (sign != '+' && sign != '-') {
+      return ZoneOffset.UTC;
+    }
+    int hours = Integer.parseInt(zone.substring(1, 3));
+    int minutes = Integer.parseInt(zone.substring(3, 5));
+    if (minutes > 59) {
+      throw new DateTimeException("offset minutes " + minutes);
+    }
+    int seconds = hours * 3600 + minutes * 60;
+    return ZoneOffset.ofTotalSeconds(sign == '-' ? -seconds : seconds); // > 18 h: rejected
+  }
+
   /**
-   * RFC 850 dates have a two-digit year. RFC 9110 §5.6.7: a year that appears to be more than 50 years
-   * in the future is taken as the most recent past year with the same last two digits.
+   * RFC 850 dates have a two-digit year. RFC 9110 §5.6.7: a year that appears to be more than 50
+   * years in the future is taken as the most recent past year with the same last two digits.
    */
-  private static DateTimeFormatter rfc850(Instant now) {
-    LocalDate base = now.atZone(ZoneOffset.UTC).toLocalDate().minusYears(49);
-    return new DateTimeFormatterBuilder()
-        .parseCaseInsensitive()
-        .appendPattern("EEEE, dd-MMM-")
-        .appendValueReduced(ChronoField.YEAR, 2, 2, base)
-        .appendPattern(" HH:mm:ss 'GMT'")
-        .toFormatter(Locale.US)
-        .withZone(ZoneOffset.UTC);
+  private static int twoDigitYear(int yy, Instant now) {
+    int current = now.atZone(ZoneOffset.UTC).getYear();
+    int y = current - Math.floorMod(current, 100) + yy;
+    if (y > current + 50) {
+      y -= 100;
+    } else if (y < current - 49) {
+      y += 100;
+    }
+    return y;
   }
 }

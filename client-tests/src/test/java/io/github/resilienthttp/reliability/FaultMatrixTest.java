@@ -3,6 +3,7 @@ package io.github.resilienthttp.reliability;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.CONNECT_REFUSED;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.DROP_BEFORE_PROCESSING;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.RESPONSE_LOST;
+import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.S409_CONFLICT;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.S409_IN_PROGRESS;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.S422_MISMATCH;
 import static io.github.resilienthttp.reliability.FaultMatrixTest.FaultCase.S429_DATE;
@@ -56,7 +57,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.stream.Stream;
+import io.github.resilienthttp.ResilientHttpException;
+import io.github.resilienthttp.RetriesExhaustedException;
+import mockwebserver3.Dispatcher;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
+import mockwebserver3.SocketEffect;
+import okhttp3.HttpUrl;
 import okhttp3.MediaType;
+import okhttp3.Protocol;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
@@ -201,12 +211,19 @@ class FaultMatrixTest {
       cell(POST_KEY,      S504,                   2, 2, status(201),                           1, BACKOFF),
       cell(POST_NO_KEY,   S504,                   1, 1, unknown("status-504", 504),            0, NO_WAIT),
       cell(POST_ONE_SHOT, S504,                   1, 1, unknown("one-shot-body", 504),         0, NO_WAIT),
-      // 409 means "key in progress" only when a key was sent; otherwise it is a permanent 4xx.
+      // 409 means "key in progress" only when a key was sent and the answer says so (here a
+      // Retry-After); otherwise it is a permanent 4xx.
       cell(GET,           S409_IN_PROGRESS,       1, 1, status(409),                           0, NO_WAIT),
       cell(PUT,           S409_IN_PROGRESS,       1, 1, status(409),                           0, NO_WAIT),
       cell(POST_KEY,      S409_IN_PROGRESS,       2, 2, status(201),                           1, BACKOFF),
       cell(POST_NO_KEY,   S409_IN_PROGRESS,       1, 1, status(409),                           0, NO_WAIT),
       cell(POST_ONE_SHOT, S409_IN_PROGRESS,       1, 1, status(409),                           0, NO_WAIT),
+      // An ordinary conflict ("email already taken") is returned at once, whatever the operation.
+      cell(GET,           S409_CONFLICT,          1, 1, status(409),                           0, NO_WAIT),
+      cell(PUT,           S409_CONFLICT,          1, 1, status(409),                           0, NO_WAIT),
+      cell(POST_KEY,      S409_CONFLICT,          1, 1, status(409),                           0, NO_WAIT),
+      cell(POST_NO_KEY,   S409_CONFLICT,          1, 1, status(409),                           0, NO_WAIT),
+      cell(POST_ONE_SHOT, S409_CONFLICT,          1, 1, status(409),                           0, NO_WAIT),
       // 422 is permanent, with or without a key.
       cell(GET,           S422_MISMATCH,          1, 1, status(422),                           0, NO_WAIT),
       cell(PUT,           S422_MISMATCH,          1, 1, status(422),                           0, NO_WAIT),
@@ -347,6 +364,244 @@ class FaultMatrixTest {
     }
   }
 
+  // ------------------------------------------------------------------------------ the wire matrix
+
+  /**
+   * What reached the server, on HTTP/1.1 and HTTP/2 (prior knowledge): every kind of operation ×
+   * a wire fault on the first request, against MockWebServer 3 (the testkit's server speaks
+   * HTTP/1.1 only, and follows no redirects). Columns: attempts, requests the server read, outcome.
+   * HTTP/2-only faults have no HTTP/1.1 row.
+   */
+  static final Protocol H1 = Protocol.HTTP_1_1;
+  static final Protocol H2 = Protocol.H2_PRIOR_KNOWLEDGE;
+
+  static final List<WireCell> WIRE_MATRIX = List.of(
+      // A stream refused before processing (RFC 9113 §8.7): not sent, for any method. A one-shot
+      // body whose writing had started cannot be written again: not executed.
+      wire(GET,           WireFault.H2_REFUSED_STREAM,  H2, 2, 2, status(200)),
+      wire(PUT,           WireFault.H2_REFUSED_STREAM,  H2, 2, 2, status(201)),
+      wire(POST_KEY,      WireFault.H2_REFUSED_STREAM,  H2, 2, 2, status(201)),
+      wire(POST_NO_KEY,   WireFault.H2_REFUSED_STREAM,  H2, 2, 2, status(201)),
+      wire(POST_ONE_SHOT, WireFault.H2_REFUSED_STREAM,  H2, 1, 1, exhausted("one-shot-body")),
+      // A reset after the server read the request (INTERNAL_ERROR): outcome unknown.
+      wire(GET,           WireFault.H2_RESET_AFTER_READ, H2, 2, 2, status(200)),
+      wire(PUT,           WireFault.H2_RESET_AFTER_READ, H2, 2, 2, status(201)),
+      wire(POST_KEY,      WireFault.H2_RESET_AFTER_READ, H2, 2, 2, status(201)),
+      wire(POST_NO_KEY,   WireFault.H2_RESET_AFTER_READ, H2, 1, 1, unknown("outcome-unknown", -1)),
+      wire(POST_ONE_SHOT, WireFault.H2_RESET_AFTER_READ, H2, 1, 1, unknown("one-shot-body", -1)),
+      // A network interceptor (request signing) throws once, before anything is written.
+      wire(GET,           WireFault.SIGNING_FAILS_ONCE, H1, 2, 1, status(200)),
+      wire(PUT,           WireFault.SIGNING_FAILS_ONCE, H1, 2, 1, status(201)),
+      wire(POST_KEY,      WireFault.SIGNING_FAILS_ONCE, H1, 2, 1, status(201)),
+      wire(POST_NO_KEY,   WireFault.SIGNING_FAILS_ONCE, H1, 2, 1, status(201)),
+      wire(POST_ONE_SHOT, WireFault.SIGNING_FAILS_ONCE, H1, 2, 1, status(201)),
+      wire(GET,           WireFault.SIGNING_FAILS_ONCE, H2, 2, 1, status(200)),
+      wire(PUT,           WireFault.SIGNING_FAILS_ONCE, H2, 2, 1, status(201)),
+      wire(POST_KEY,      WireFault.SIGNING_FAILS_ONCE, H2, 2, 1, status(201)),
+      wire(POST_NO_KEY,   WireFault.SIGNING_FAILS_ONCE, H2, 2, 1, status(201)),
+      wire(POST_ONE_SHOT, WireFault.SIGNING_FAILS_ONCE, H2, 2, 1, status(201)),
+      // A 307 loop: OkHttp gives up after 20 follow-ups; permanent, never retried. OkHttp does
+      // not follow a 307 with a one-shot body (it cannot write it again): the 307 is returned.
+      wire(GET,           WireFault.REDIRECT_LOOP,      H1, 1, 21, permanent("too-many-follow-ups")),
+      wire(PUT,           WireFault.REDIRECT_LOOP,      H1, 1, 21, permanent("too-many-follow-ups")),
+      wire(POST_KEY,      WireFault.REDIRECT_LOOP,      H1, 1, 21, permanent("too-many-follow-ups")),
+      wire(POST_NO_KEY,   WireFault.REDIRECT_LOOP,      H1, 1, 21, permanent("too-many-follow-ups")),
+      wire(POST_ONE_SHOT, WireFault.REDIRECT_LOOP,      H1, 1, 1,  status(307)),
+      wire(GET,           WireFault.REDIRECT_LOOP,      H2, 1, 21, permanent("too-many-follow-ups")),
+      wire(PUT,           WireFault.REDIRECT_LOOP,      H2, 1, 21, permanent("too-many-follow-ups")),
+      wire(POST_KEY,      WireFault.REDIRECT_LOOP,      H2, 1, 21, permanent("too-many-follow-ups")),
+      wire(POST_NO_KEY,   WireFault.REDIRECT_LOOP,      H2, 1, 21, permanent("too-many-follow-ups")),
+      wire(POST_ONE_SHOT, WireFault.REDIRECT_LOOP,      H2, 1, 1,  status(307)),
+      // 303 See Other: the follow-up is a GET without body and without the key.
+      wire(GET,           WireFault.REDIRECT_303,       H1, 1, 2, status(200)),
+      wire(PUT,           WireFault.REDIRECT_303,       H1, 1, 2, status(200)),
+      wire(POST_KEY,      WireFault.REDIRECT_303,       H1, 1, 2, status(200)),
+      wire(POST_NO_KEY,   WireFault.REDIRECT_303,       H1, 1, 2, status(200)),
+      wire(POST_ONE_SHOT, WireFault.REDIRECT_303,       H1, 1, 2, status(200)),
+      wire(GET,           WireFault.REDIRECT_303,       H2, 1, 2, status(200)),
+      wire(PUT,           WireFault.REDIRECT_303,       H2, 1, 2, status(200)),
+      wire(POST_KEY,      WireFault.REDIRECT_303,       H2, 1, 2, status(200)),
+      wire(POST_NO_KEY,   WireFault.REDIRECT_303,       H2, 1, 2, status(200)),
+      wire(POST_ONE_SHOT, WireFault.REDIRECT_303,       H2, 1, 2, status(200)));
+
+  /** RFC 9113 §7 error codes. */
+  private static final int REFUSED_STREAM = 0x7;
+  private static final int INTERNAL_ERROR = 0x2;
+
+  /** Faults on the first request of the operation. */
+  enum WireFault {
+    H2_REFUSED_STREAM,
+    H2_RESET_AFTER_READ,
+    /** The user's network interceptor throws on the first request: nothing written. */
+    SIGNING_FAILS_ONCE,
+    /** Every answer is a 307 to the same URL. */
+    REDIRECT_LOOP,
+    /** The first answer is a 303 to {@code /done}. */
+    REDIRECT_303
+  }
+
+  record WireCell(OpKind op, WireFault fault, Protocol protocol, int attempts, int serverRequests,
+      Expected outcome) {
+    @Override
+    public String toString() {
+      return op + " × " + fault + " on " + protocol + " → " + attempts + " attempt(s), "
+          + serverRequests + " at the server, " + outcome;
+    }
+  }
+
+  static WireCell wire(OpKind op, WireFault fault, Protocol protocol, int attempts,
+      int serverRequests, Expected outcome) {
+    return new WireCell(op, fault, protocol, attempts, serverRequests, outcome);
+  }
+
+  @Test
+  void theWireMatrixHasOneRowPerCell() {
+    long h2Only = 2;
+    assertThat(WIRE_MATRIX).hasSize((int) (OpKind.values().length
+        * (2 * WireFault.values().length - h2Only)));
+    assertThat(WIRE_MATRIX.stream().map(c -> c.op + "×" + c.fault + "×" + c.protocol))
+        .doesNotHaveDuplicates();
+  }
+
+  static Stream<WireCell> wireCells() {
+    return WIRE_MATRIX.stream();
+  }
+
+  @ParameterizedTest(name = "execute: {0}")
+  @MethodSource("wireCells")
+  void wireExecute(WireCell cell) throws Exception {
+    runWire(cell, false);
+  }
+
+  @ParameterizedTest(name = "executeAsync: {0}")
+  @MethodSource("wireCells")
+  void wireExecuteAsync(WireCell cell) throws Exception {
+    runWire(cell, true);
+  }
+
+  private void runWire(WireCell cell, boolean async) throws Exception {
+    AtomicInteger served = new AtomicInteger();
+    AtomicInteger networkCalls = new AtomicInteger();
+    try (MockWebServer mock = new MockWebServer()) {
+      mock.setProtocols(List.of(cell.protocol));
+      mock.setDispatcher(new Dispatcher() {
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+          return answer(cell.fault, served.getAndIncrement() == 0, request.getMethod(),
+              request.getUrl().encodedPath());
+        }
+
+        /** MockWebServer reads socket effects of the next answer before reading the request. */
+        @Override
+        public MockResponse peek() {
+          return answer(cell.fault, served.get() == 0, "GET", "/");
+        }
+      });
+      mock.start();
+      OkHttpClient okHttp = new OkHttpClient.Builder().protocols(List.of(cell.protocol))
+          .addNetworkInterceptor(chain -> {
+            if (cell.fault == WireFault.SIGNING_FAILS_ONCE && networkCalls.getAndIncrement() == 0) {
+              throw new IOException("signing failed");
+            }
+            return chain.proceed(chain.request());
+          })
+          .build();
+      try {
+        ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
+            .timeSource(time)
+            .random(new SplittableRandom(1))
+            .retryPolicy(RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(BACKOFF))
+                .attemptTimeout(ATTEMPT_TIMEOUT).deadline(DEADLINE).build())
+            .build();
+        Operation op = client.operation(cell.op.request(mock.url("/payments/" + cell.op.name())));
+        if (cell.op == POST_NO_KEY) {
+          op.sendIdempotencyKey(false);
+        }
+
+        cell.outcome.check(op, () -> async ? awaitAsync(op) : op.execute());
+
+        assertThat(op.attempts()).as("attempts").isEqualTo(cell.attempts);
+        assertThat(mock.getRequestCount()).as("requests the server read")
+            .isEqualTo(cell.serverRequests);
+        String expectedKey = cell.op.sendsKey() ? op.idempotencyKey() : null;
+        for (int i = 0; i < cell.serverRequests; i++) {
+          RecordedRequest seen = mock.takeRequest(5, TimeUnit.SECONDS);
+          boolean redirectedToGet = !seen.getMethod().equals(cell.op.method);
+          assertThat(seen.getHeaders().get(KEY_HEADER)).as("key on request %d (%s)", i,
+              seen.getMethod()).isEqualTo(redirectedToGet ? null : expectedKey);
+        }
+        await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
+            .atMost(Duration.ofSeconds(2)).untilAsserted(() ->
+            assertThat(okHttp.connectionPool().connectionCount()).as("connections in use")
+                .isEqualTo(okHttp.connectionPool().idleConnectionCount()));
+      } finally {
+        okHttp.connectionPool().evictAll();
+        okHttp.dispatcher().executorService().shutdown();
+      }
+    }
+  }
+
+  private static MockResponse answer(WireFault fault, boolean first, String method, String path) {
+    MockResponse.Builder ok = new MockResponse.Builder()
+        .code(method.equals("GET") ? 200 : 201).body("ok");
+    switch (fault) {
+      case H2_REFUSED_STREAM:
+        return first ? ok.onRequestStart(new SocketEffect.CloseStream(REFUSED_STREAM)).build()
+            : ok.build();
+      case H2_RESET_AFTER_READ:
+        return first ? ok.onResponseStart(new SocketEffect.CloseStream(INTERNAL_ERROR)).build()
+            : ok.build();
+      case REDIRECT_LOOP:
+        return new MockResponse.Builder().code(307).addHeader("Location", path).body("again")
+            .build();
+      case REDIRECT_303:
+        return first ? new MockResponse.Builder().code(303).addHeader("Location", "/done")
+            .body("see other").build() : ok.build();
+      default:
+        return ok.build();
+    }
+  }
+
+  /** {@link RetriesExhaustedException}: nothing was done, with this reason. */
+  static Expected exhausted(String reason) {
+    return new Expected() {
+      @Override
+      public void check(Operation op, Execution execution) {
+        assertThatThrownBy(execution::run).isInstanceOfSatisfying(RetriesExhaustedException.class,
+            e -> {
+              assertOperationFailure(e, op);
+              assertThat(e.reason()).as("reason").isEqualTo(reason);
+            });
+      }
+
+      @Override
+      public String toString() {
+        return "RetriesExhaustedException(" + reason + ")";
+      }
+    };
+  }
+
+  /** A permanent failure ({@link ResilientHttpException}, neither unknown nor exhausted). */
+  static Expected permanent(String reason) {
+    return new Expected() {
+      @Override
+      public void check(Operation op, Execution execution) {
+        assertThatThrownBy(execution::run).isInstanceOfSatisfying(ResilientHttpException.class,
+            e -> {
+              assertThat(e).isNotInstanceOf(OutcomeUnknownException.class)
+                  .isNotInstanceOf(RetriesExhaustedException.class);
+              assertOperationFailure(e, op);
+              assertThat(e.reason()).as("reason").isEqualTo(reason);
+            });
+      }
+
+      @Override
+      public String toString() {
+        return "ResilientHttpException(" + reason + ")";
+      }
+    };
+  }
+
   // ------------------------------------------------------------------------------ the dimensions
 
   /** The kinds of operation. */
@@ -371,8 +626,12 @@ class FaultMatrixTest {
     }
 
     Request request(IdempotentTestServer server) {
+      return request(server.url("/payments/" + name()));
+    }
+
+    Request request(HttpUrl url) {
       String json = "{\"order\":\"" + name() + "\",\"amount\":1000}";
-      Request.Builder b = new Request.Builder().url(server.url("/payments/" + name()));
+      Request.Builder b = new Request.Builder().url(url);
       switch (this) {
         case GET:
           return b.get().build();
@@ -410,7 +669,10 @@ class FaultMatrixTest {
     S500(t -> Fault.status(500)),
     S502(t -> Fault.status(502)),
     S504(t -> Fault.status(504)),
-    S409_IN_PROGRESS(t -> Fault.status(409)),
+    /** A 409 that says "in progress" with a Retry-After (0: the backoff alone decides the wait). */
+    S409_IN_PROGRESS(t -> Fault.status(409, "0")),
+    /** An ordinary conflict (no signal about the key): final, for every operation. */
+    S409_CONFLICT(t -> Fault.status(409)),
     S422_MISMATCH(t -> Fault.status(422));
 
     final Function<FakeTimeSource, Fault> fault;

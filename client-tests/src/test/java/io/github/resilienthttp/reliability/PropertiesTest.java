@@ -58,6 +58,7 @@ import okhttp3.Protocol;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
+import okhttp3.ResponseBody;
 
 /**
  * Properties that the unit tests in {@code client/src/test} do not cover yet: the default classifier
@@ -74,20 +75,22 @@ class PropertiesTest {
   @Property(tries = 1000)
   void everyResponseGetsTheDecisionOfTheReadmeTable(@ForAll("methods") String method,
       @ForAll("statuses") int status, @ForAll boolean keySent,
-      @ForAll("retryAfterValues") Optional<String> retryAfter, @ForAll @IntRange(min = 1, max = 100) int attempt) {
+      @ForAll("retryAfterValues") Optional<String> retryAfter, @ForAll @IntRange(min = 1, max = 100) int attempt,
+      @ForAll Body body) {
     Response response = new Response.Builder().request(request(method))
         .protocol(Protocol.HTTP_1_1).code(status).message("x")
         .headers(retryAfter.map(v -> Headers.of("Retry-After", v)).orElse(Headers.of()))
+        .body(ResponseBody.create(body.text, MediaType.get(body.contentType)))
         .build();
 
     Decision d = DEFAULTS.classify(AttemptOutcome.ofResponse(response, attempt, keySent));
 
-    assertThat(d).isNotNull();
-    assertThat(d.kind()).isEqualTo(readmeKind(status, keySent));
-    assertThat(d.kind() == Decision.Kind.SUCCESS).isEqualTo(status >= 100 && status < 400);
-    assertThat(d.reason()).isEqualTo(readmeReason(status, keySent));
-    boolean honoursRetryAfter = d.isRetryable() && status != 408;
     boolean parses = retryAfter.flatMap(v -> RetryAfter.parse(v, Instant.now())).isPresent();
+    assertThat(d).isNotNull();
+    assertThat(d.kind()).isEqualTo(readmeKind(status, keySent, parses, body));
+    assertThat(d.kind() == Decision.Kind.SUCCESS).isEqualTo(status >= 100 && status < 400);
+    assertThat(d.reason()).isEqualTo(readmeReason(status, keySent, parses, body));
+    boolean honoursRetryAfter = d.isRetryable() && status != 408;
     assertThat(d.retryAfter().isPresent()).as("Retry-After carried").isEqualTo(honoursRetryAfter && parses);
     d.retryAfter().ifPresent(delay -> assertThat(delay).isGreaterThanOrEqualTo(Duration.ZERO));
   }
@@ -106,6 +109,14 @@ class PropertiesTest {
         || (exception instanceof SSLHandshakeException && exception.getCause() instanceof CertificateException);
     if (untrusted) {
       assertThat(d).isEqualTo(Decision.fail("tls-untrusted"));
+    } else if (exception.getClass().getSimpleName().equals("ConnectionShutdownException")) {
+      assertThat(d).isEqualTo(Decision.retry("http2-connection-shutdown"));
+    } else if (exception.getClass().getSimpleName().equals("StreamResetException")
+        && exception.getMessage().endsWith("REFUSED_STREAM")) {
+      assertThat(d).isEqualTo(Decision.retry("http2-refused-stream"));
+    } else if (exception instanceof ProtocolException
+        && exception.getMessage().startsWith("Too many follow-up requests")) {
+      assertThat(d).isEqualTo(Decision.fail("too-many-follow-ups"));
     } else if (mayHaveReachedServer) {
       assertThat(d).isEqualTo(Decision.retryIfIdempotent("outcome-unknown"));
     } else {
@@ -114,14 +125,14 @@ class PropertiesTest {
   }
 
   /** README "Default classification", written independently of DefaultResponseClassifier. */
-  private static Decision.Kind readmeKind(int status, boolean keySent) {
+  private static Decision.Kind readmeKind(int status, boolean keySent, boolean retryAfter, Body body) {
     if (status >= 100 && status <= 399) {
       return Decision.Kind.SUCCESS;
     }
     if (status == 408 || status == 429 || status == 503) {
       return Decision.Kind.RETRY;
     }
-    if (status == 409 && keySent) {
+    if (status == 409 && keySent && (retryAfter || body.namesKey)) {
       return Decision.Kind.RETRY;
     }
     if (status >= 500 && status <= 599 && status != 501 && status != 505) {
@@ -130,14 +141,44 @@ class PropertiesTest {
     return Decision.Kind.FAIL;
   }
 
-  private static String readmeReason(int status, boolean keySent) {
-    if (keySent && status == 409) {
+  private static String readmeReason(int status, boolean keySent, boolean retryAfter, Body body) {
+    if (keySent && status == 409 && (retryAfter || body.namesKey)) {
       return "idempotency-key-in-progress";
     }
-    if (keySent && status == 422) {
+    if (keySent && status == 422 && body.namesKey) {
+      return "idempotency-key-mismatch";
+    }
+    if (keySent && status == 400 && body == Body.STRIPE_IDEMPOTENCY_ERROR) {
       return "idempotency-key-mismatch";
     }
     return "status-" + status;
+  }
+
+  /** Answer bodies: with or without a signal that they are about the idempotency key. */
+  enum Body {
+    EMPTY("text/plain", "", false),
+    PLAIN_CONFLICT("application/json", "{\"error\":\"email already taken\"}", false),
+    VALIDATION_PROBLEM("application/problem+json",
+        "{\"type\":\"https://api.example/validation\",\"title\":\"invalid\"}", false),
+    DRAFT_PROBLEM("application/problem+json",
+        "{\"type\":\"https://developer.example.com/idempotency\",\"title\":\"x\"}", true),
+    STRIPE_IN_USE("application/json",
+        "{\"error\":{\"code\":\"idempotency_key_in_use\",\"type\":\"invalid_request_error\"}}",
+        true),
+    STRIPE_IDEMPOTENCY_ERROR("application/json",
+        "{\"error\":{\"type\":\"idempotency_error\",\"message\":\"other parameters\"}}", true),
+    /** Names the key, but not as JSON: no signal (the SDK has no parser for other formats). */
+    HTML_MENTION("text/html", "<p>\"type\": \"idempotency\"</p>", false);
+
+    final String contentType;
+    final String text;
+    final boolean namesKey;
+
+    Body(String contentType, String text, boolean namesKey) {
+      this.contentType = contentType;
+      this.text = text;
+      this.namesKey = namesKey;
+    }
   }
 
   @Provide
@@ -176,9 +217,28 @@ class PropertiesTest {
           SSLHandshakeException e = new SSLHandshakeException(m);
           e.initCause(new CertificateException("untrusted"));
           return e;
-        });
+        },
+        m -> new ProtocolException("Too many follow-up requests: 21"),
+        m -> http2("StreamResetException", "REFUSED_STREAM"),
+        m -> http2("StreamResetException", "CANCEL"),
+        m -> http2("ConnectionShutdownException", null));
     return Combinators.combine(Arbitraries.of(kinds), Arbitraries.strings().ofMaxLength(30))
         .as(Function::apply);
+  }
+
+  /** OkHttp's internal HTTP/2 exceptions (not API), made by reflection. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static IOException http2(String type, String errorCode) {
+    try {
+      Class<?> c = Class.forName("okhttp3.internal.http2." + type);
+      if (errorCode == null) {
+        return (IOException) c.getConstructor().newInstance();
+      }
+      Class code = Class.forName("okhttp3.internal.http2.ErrorCode");
+      return (IOException) c.getConstructor(code).newInstance(Enum.valueOf(code, errorCode));
+    } catch (ReflectiveOperationException e) {
+      throw new AssertionError("OkHttp's HTTP/2 exceptions moved", e);
+    }
   }
 
   private static Request request(String method) {
@@ -322,7 +382,10 @@ class PropertiesTest {
     S429_RETRY_AFTER_HUGE(Fault.status(429, "999999"), 429, false, Duration.ofSeconds(999_999)),
     S500(Fault.status(500), 500, false, null),
     S502_RETRY_AFTER_GARBAGE(Fault.status(502, "soon"), 502, false, null),
+    /** An ordinary conflict: final. */
     S409(Fault.status(409), 409, false, null),
+    /** A conflict that says "in progress" with a Retry-After. */
+    S409_RETRY_AFTER_1(Fault.status(409, "1"), 409, false, Duration.ofSeconds(1)),
     S422(Fault.status(422), 422, false, null),
     S400(Fault.status(400), 400, false, null);
 
@@ -339,9 +402,9 @@ class PropertiesTest {
       this.retryAfter = retryAfter;
     }
 
-    /** Every scripted answer but 422 and 400 is retryable for a keyed POST. */
+    /** Every scripted answer but 422, 400 and a 409 without a signal is retryable for a keyed POST. */
     boolean retryable() {
-      return status != 422 && status != 400;
+      return status != 422 && status != 400 && this != S409;
     }
   }
 

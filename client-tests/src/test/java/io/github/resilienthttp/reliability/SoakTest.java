@@ -226,6 +226,184 @@ class SoakTest {
   }
 
   /**
+   * HTTP/2 (prior knowledge) under load: keyed and keyless POSTs through every entry point, over
+   * connections the server shuts down gracefully (GOAWAY after every 25th stream, so streams in
+   * flight may be refused), with refused streams ({@code REFUSED_STREAM}), 503s and streams reset
+   * after the request was processed. No order is charged twice, every operation ends with a
+   * response or its own typed failure, no refusal is ever called outcome unknown, a keyed POST is
+   * outcome unknown only when all its attempts failed, and no connection is left in use.
+   */
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void http2OperationsUnderGracefulRestartsChargeOnce() throws Exception {
+    int operations = Math.max(200, OPERATIONS / 10);
+    int threads = 16;
+    long seed = Long.getLong("soak.seed", System.nanoTime());
+    java.util.random.RandomGenerator faults = new java.util.SplittableRandom(seed);
+    Map<String, AtomicInteger> effectsByOrder = new ConcurrentHashMap<>();
+    Map<String, String> answered = new ConcurrentHashMap<>();
+    AtomicInteger served = new AtomicInteger();
+    AtomicInteger resetsAfterProcessing = new AtomicInteger();
+    mockwebserver3.MockWebServer server = new mockwebserver3.MockWebServer();
+    server.setProtocols(List.of(okhttp3.Protocol.H2_PRIOR_KNOWLEDGE));
+    AtomicInteger streams = new AtomicInteger();
+    AtomicInteger refusedStreams = new AtomicInteger();
+    // MockWebServer takes an answer's socket effects from peek(), at the start of the stream, and
+    // its status and body from dispatch(), later on the same thread: the plan goes between them.
+    ThreadLocal<H2Fault> plan = new ThreadLocal<>();
+    server.setDispatcher(new mockwebserver3.Dispatcher() {
+      @Override
+      public mockwebserver3.MockResponse peek() {
+        double roll;
+        synchronized (faults) {
+          roll = faults.nextDouble();
+        }
+        H2Fault fault = roll < 0.04 ? H2Fault.REFUSED : roll < 0.08 ? H2Fault.UNAVAILABLE
+            : roll < 0.11 ? H2Fault.RESET_AFTER_PROCESSING : H2Fault.NONE;
+        plan.set(fault);
+        mockwebserver3.MockResponse.Builder b = new mockwebserver3.MockResponse.Builder();
+        if (streams.incrementAndGet() % 25 == 0) {
+          b.onResponseEnd(mockwebserver3.SocketEffect.ShutdownConnection.INSTANCE);
+        }
+        if (fault == H2Fault.REFUSED) {
+          refusedStreams.incrementAndGet();
+          b.onRequestStart(new mockwebserver3.SocketEffect.CloseStream(0x7));
+        } else if (fault == H2Fault.RESET_AFTER_PROCESSING) {
+          b.onResponseStart(new mockwebserver3.SocketEffect.CloseStream(0x2));
+        }
+        return b.build();
+      }
+
+      @Override
+      public mockwebserver3.MockResponse dispatch(mockwebserver3.RecordedRequest request) {
+        H2Fault fault = plan.get();
+        plan.remove();
+        if (fault == null || fault == H2Fault.REFUSED) {
+          return new mockwebserver3.MockResponse.Builder().code(503).build(); // not processed
+        }
+        served.incrementAndGet();
+        if (fault == H2Fault.UNAVAILABLE) {
+          return new mockwebserver3.MockResponse.Builder().code(503).body("busy").build();
+        }
+        String order = orderOf(request.getBody().utf8());
+        String key = request.getHeaders().get("Idempotency-Key");
+        boolean replay = key != null && answered.putIfAbsent(key, order) != null;
+        if (!replay) {
+          effectsByOrder.computeIfAbsent(order, o -> new AtomicInteger()).incrementAndGet();
+        }
+        if (fault == H2Fault.RESET_AFTER_PROCESSING) {
+          resetsAfterProcessing.incrementAndGet(); // processed; the reset loses the answer
+        }
+        mockwebserver3.MockResponse.Builder b = new mockwebserver3.MockResponse.Builder()
+            .code(201).body("{\"id\":\"pay_" + order + "\"}");
+        if (replay) {
+          b.addHeader("Idempotent-Replayed", "true");
+        }
+        return b.build();
+      }
+    });
+    server.start();
+    ExecutorService okHttpExecutor = Executors.newCachedThreadPool(named("soak-h2-okhttp"));
+    OkHttpClient okHttp = new OkHttpClient.Builder()
+        .protocols(List.of(okhttp3.Protocol.H2_PRIOR_KNOWLEDGE))
+        .dispatcher(new Dispatcher(okHttpExecutor))
+        .build();
+    Map<String, AtomicInteger> reasons = new ConcurrentHashMap<>();
+    ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
+        .retryPolicy(RetryPolicy.builder().maxAttempts(4)
+            .backoff(Backoff.exponentialFullJitter(Duration.ofMillis(1), Duration.ofMillis(20)))
+            .deadline(Duration.ofSeconds(20)).build())
+        .retryBudget(io.github.resilienthttp.RetryBudget.unlimited())
+        .addListener(new OperationListener() {
+          @Override
+          public void attemptEnded(OperationInfo operation, int attempt, int statusCode,
+              IOException failure, io.github.resilienthttp.Decision decision, Duration duration) {
+            reasons.computeIfAbsent(decision.reason(), r -> new AtomicInteger()).incrementAndGet();
+            boolean refusal = failure != null
+                && (String.valueOf(failure.getMessage()).endsWith("REFUSED_STREAM")
+                || failure.getClass().getSimpleName().equals("ConnectionShutdownException"));
+            if (refusal && decision.kind() != io.github.resilienthttp.Decision.Kind.RETRY) {
+              problems.add(operation + " attempt " + attempt + ": a refusal decided " + decision);
+            }
+          }
+        })
+        .build();
+    Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
+    AtomicInteger keylessUnknown = new AtomicInteger();
+    AtomicInteger next = new AtomicInteger();
+    ExecutorService workers = Executors.newFixedThreadPool(threads, named("soak-h2-worker"));
+    try {
+      for (int t = 0; t < threads; t++) {
+        workers.execute(() -> {
+          for (int i = next.getAndIncrement(); i < operations; i = next.getAndIncrement()) {
+            String order = "soak-" + i;
+            Mode mode = Mode.values()[i % Mode.values().length];
+            boolean sendKey = i % 3 != 0;
+            String key = IdempotencyKeyPolicy.newKey();
+            String outcome;
+            try (Response response = runOn(client, server.url("/payments"), mode, order, key,
+                sendKey)) {
+              String body = response.body().string();
+              outcome = mode + " " + response.code();
+              if (response.code() == 201 && !body.contains("pay_" + order)) {
+                problems.add(order + ": 201 for another order: " + body);
+              }
+            } catch (Throwable e) {
+              outcome = mode + " " + e.getClass().getSimpleName();
+              if (!(e instanceof OperationFailure failure) || !key.equals(failure.idempotencyKey())) {
+                problems.add(order + " (" + mode + "): " + e);
+              } else if (e instanceof io.github.resilienthttp.OutcomeUnknownException unknown) {
+                if (sendKey && !unknown.reason().equals("attempts-exhausted")) {
+                  problems.add(order + ": a keyed POST ended outcome unknown early: " + e);
+                }
+                keylessUnknown.addAndGet(sendKey ? 0 : 1);
+              }
+            }
+            outcomes.computeIfAbsent(outcome, o -> new AtomicInteger()).incrementAndGet();
+          }
+        });
+      }
+      workers.shutdown();
+      boolean finished = workers.awaitTermination(50, TimeUnit.SECONDS);
+      System.out.printf("SoakTest HTTP/2: %d operations, %d streams, %d served, %d refused, %d resets"
+              + " after processing, %d keyless unknown; decisions %s; outcomes %s%n", operations,
+          streams.get(), served.get(), refusedStreams.get(), resetsAfterProcessing.get(),
+          keylessUnknown.get(), new TreeMap<>(counts(reasons)), new TreeMap<>(counts(outcomes)));
+      withSeed(seed, () -> {
+        assertThat(finished).as("all operations ended").isTrue();
+        assertThat(problems).as("untyped failures, foreign keys, refusals not retried, keyed POSTs"
+            + " unknown before their last attempt").isEmpty();
+        assertThat(effectsByOrder.entrySet().stream().filter(e -> e.getValue().get() > 1)
+            .map(Map.Entry::getKey).toList()).as("orders charged twice").isEmpty();
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+            assertThat(okHttp.connectionPool().connectionCount()).as("connections in use")
+                .isEqualTo(okHttp.connectionPool().idleConnectionCount()));
+      });
+    } finally {
+      workers.shutdownNow();
+      okHttp.connectionPool().evictAll();
+      okHttpExecutor.shutdown();
+      server.close();
+    }
+  }
+
+  /** The server's plan for one HTTP/2 stream of the soak. */
+  private enum H2Fault { NONE, REFUSED, UNAVAILABLE, RESET_AFTER_PROCESSING }
+
+  private static Map<String, Integer> counts(Map<String, AtomicInteger> m) {
+    return m.entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().get()));
+  }
+
+  private static Response runOn(ResilientHttpClient client, okhttp3.HttpUrl url, Mode mode,
+      String order, String key, boolean sendKey) throws Exception {
+    Request request = new Request.Builder().url(url)
+        .post(RequestBody.create("{\"order\":\"" + order + "\",\"amount\":1000}", JSON))
+        .build();
+    return run(client, request, mode, key, sendKey);
+  }
+
+  /**
    * A client derived per call site ({@code newBuilder()}) or per tenant, once it has waited between
    * async attempts, must not keep a thread for ever: OkHttp's own pools let idle threads go.
    */
@@ -258,9 +436,11 @@ class SoakTest {
 
   private static Response run(ResilientHttpClient client, IdempotentTestServer server, Mode mode,
       String order, String key, boolean sendKey) throws Exception {
-    Request request = new Request.Builder().url(server.url("/payments"))
-        .post(RequestBody.create("{\"order\":\"" + order + "\",\"amount\":1000}", JSON))
-        .build();
+    return runOn(client, server.url("/payments"), mode, order, key, sendKey);
+  }
+
+  private static Response run(ResilientHttpClient client, Request request, Mode mode, String key,
+      boolean sendKey) throws Exception {
     switch (mode) {
       case EXECUTE:
         return operation(client, request, key, sendKey).execute();

@@ -41,8 +41,17 @@ public final class Attempt implements Function0<Attempt> {
   private final AttemptKind kind;
   private final long remainingNanos;
   private final AttemptPermits permits;
-  /** Requests of this attempt whose bytes started going to the network. */
+  /** Requests of this attempt that reached the SDK's network interceptor (a connection in hand). */
   private volatile int networkRequests;
+  /** Request headers of this attempt started going to the wire (OkHttp's requestHeadersStart). */
+  private volatile boolean sent;
+  /** A request body of this attempt started being written (OkHttp's requestBodyStart). */
+  private volatile boolean bodyStarted;
+  /**
+   * The attempt failed between the SDK's network interceptor and the wire, before anything was
+   * written: in a user network interceptor (e.g. request signing), not in the network.
+   */
+  private volatile boolean failedBeforeWire;
   private volatile Call call;
 
   Attempt(OperationContext op, int number, AttemptKind kind, long remainingNanos,
@@ -106,17 +115,60 @@ public final class Attempt implements Function0<Attempt> {
   }
 
   /**
-   * A request of this attempt is about to be written to the network (OkHttp's thread for the
-   * call): from now on the attempt may have reached the server.
+   * A request of this attempt reached the SDK's network interceptor (OkHttp's thread for the call):
+   * counted as a network request. Nothing is written yet: user network interceptors run next, and
+   * only {@link #requestSent()} means the server may have seen it.
    */
   public void networkRequestStarted() {
     NETWORK_REQUESTS.getAndAdd(this, 1);
     op.networkRequestStarted();
   }
 
-  /** Whether a request of this attempt was about to be written: it may have reached the server. */
+  /**
+   * OkHttp starts writing a request of this attempt ({@code EventListener.requestHeadersStart}):
+   * from now on the attempt may have reached the server.
+   */
+  public void requestSent() {
+    sent = true;
+  }
+
+  /** OkHttp starts writing a request body of this attempt ({@code requestBodyStart}). */
+  public void requestBodyStarted() {
+    bodyStarted = true;
+  }
+
+  /** The attempt failed after the SDK's network interceptor and before anything was written. */
+  public void failedBeforeWire() {
+    failedBeforeWire = true;
+  }
+
+  /**
+   * Whether OkHttp started writing a request of this attempt: it may have reached the server.
+   * Before that (connect, TLS, a user network interceptor that throws) it certainly did not.
+   */
   public boolean mayHaveReachedServer() {
-    return networkRequests > 0;
+    return sent;
+  }
+
+  /**
+   * Whether a request body of this attempt started being written: a one-shot body cannot be sent
+   * again after that, even when the server did not process it.
+   */
+  public boolean bodyWriteStarted() {
+    return bodyStarted;
+  }
+
+  /**
+   * Whether the attempt failed in the client's own code before anything was written, with a
+   * connection in hand (a user network interceptor): not a sign of the server's health.
+   */
+  public boolean failedInClientBeforeWire() {
+    return failedBeforeWire && !sent;
+  }
+
+  /** Requests of this attempt that reached the SDK's network interceptor. */
+  public int networkRequests() {
+    return networkRequests;
   }
 
   @Override

@@ -13,6 +13,7 @@ import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
 import io.github.resilienthttp.internal.okhttp.AttemptSetupInterceptor;
 import io.github.resilienthttp.internal.okhttp.NetworkAttemptTracker;
 import io.github.resilienthttp.internal.okhttp.RetryInterceptor;
+import io.github.resilienthttp.internal.okhttp.WireListener;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
@@ -112,16 +113,17 @@ public final class ClientRuntime {
   }
 
   /**
-   * Adds the deadline watchdog's listener to the wrapped client's own event listener, which still
-   * sees every event. The watchdog's comes first, so that a listener that throws cannot keep it
-   * from hearing that a call ended. No wrapper is made for a client without a listener.
+   * Adds the deadline watchdog's listener and the {@link WireListener} to the wrapped client's own
+   * event listener, which still sees every event. The SDK's come first, so that a listener that
+   * throws cannot keep the watchdog from hearing that a call ended, nor hide that a request was
+   * written. No wrapper is made for a client without a listener.
    */
   private OkHttpClient.Builder withWatchdogListener(OkHttpClient.Builder builder) {
     EventListener.Factory userListeners = wrapped.eventListenerFactory();
-    EventListener watchdogListener = deadlineWatchdog.listener();
+    EventListener sdkListeners = deadlineWatchdog.listener().plus(WireListener.INSTANCE);
     return builder.eventListenerFactory(call -> {
       EventListener user = userListeners.create(call);
-      return user == EventListener.NONE ? watchdogListener : watchdogListener.plus(user);
+      return user == EventListener.NONE ? sdkListeners : sdkListeners.plus(user);
     });
   }
 

@@ -3,8 +3,13 @@ package io.github.resilienthttp.internal.engine;
 import io.github.resilienthttp.AttemptOutcome;
 import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.ResponseClassifier;
+import io.github.resilienthttp.internal.okhttp.IdempotencySignal;
+import io.github.resilienthttp.internal.okhttp.RefusedStream;
 import java.io.IOException;
+import java.net.ProtocolException;
 import java.security.cert.CertificateException;
+import java.time.Duration;
+import java.util.Optional;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
@@ -16,6 +21,11 @@ public final class DefaultResponseClassifier implements ResponseClassifier {
   private static final Decision OUTCOME_UNKNOWN = Decision.retryIfIdempotent("outcome-unknown");
   private static final Decision TLS_UNTRUSTED = Decision.fail("tls-untrusted");
   private static final Decision KEY_MISMATCH = Decision.fail("idempotency-key-mismatch");
+  private static final Decision REFUSED_STREAM = Decision.retry("http2-refused-stream");
+  private static final Decision CONNECTION_SHUTDOWN = Decision.retry("http2-connection-shutdown");
+  private static final Decision TOO_MANY_FOLLOW_UPS = Decision.fail("too-many-follow-ups");
+  /** Stripe's {@code error.type} of a key reused with other parameters (a 400). */
+  static final String STRIPE_IDEMPOTENCY_ERROR = "idempotency_error";
 
   /**
    * Decisions without a server delay are the same every time: built once, per status, so that the
@@ -51,6 +61,16 @@ public final class DefaultResponseClassifier implements ResponseClassifier {
         || (e instanceof SSLHandshakeException && e.getCause() instanceof CertificateException)) {
       return TLS_UNTRUSTED;
     }
+    String refused = RefusedStream.reason(e);
+    if (refused != null) {
+      // RFC 9113 §8.7 and §6.8: the server did not process the stream, whatever was written.
+      return refused.equals("http2-refused-stream") ? REFUSED_STREAM : CONNECTION_SHUTDOWN;
+    }
+    if (e instanceof ProtocolException && e.getMessage() != null
+        && e.getMessage().startsWith("Too many follow-up requests")) {
+      // A redirect (or authentication) loop: every retry would loop again.
+      return TOO_MANY_FOLLOW_UPS;
+    }
     return mayHaveReachedServer ? OUTCOME_UNKNOWN : NOT_SENT;
   }
 
@@ -66,11 +86,22 @@ public final class DefaultResponseClassifier implements ResponseClassifier {
       case 503:
         return Decision.retry(reason(code), outcome.retryAfter());
       case 409:
-        return outcome.idempotencyKeySent()
-            ? Decision.retry("idempotency-key-in-progress", outcome.retryAfter())
-            : fail(code);
+        // In progress only when the server says so (a Retry-After, or a body naming the key):
+        // a healthy API answers 409 for ordinary conflicts too, and those are final.
+        if (outcome.idempotencyKeySent()) {
+          Optional<Duration> retryAfter = outcome.retryAfter();
+          if (retryAfter.isPresent() || IdempotencySignal.aboutKey(outcome.response().get())) {
+            return Decision.retry("idempotency-key-in-progress", retryAfter);
+          }
+        }
+        return fail(code);
       case 422:
-        return outcome.idempotencyKeySent() ? KEY_MISMATCH : fail(code);
+        return outcome.idempotencyKeySent() && IdempotencySignal.aboutKey(outcome.response().get())
+            ? KEY_MISMATCH : fail(code);
+      case 400:
+        return outcome.idempotencyKeySent()
+            && IdempotencySignal.hasMember(outcome.response().get(), STRIPE_IDEMPOTENCY_ERROR)
+            ? KEY_MISMATCH : fail(code);
       case 501:
       case 505:
         return fail(code);

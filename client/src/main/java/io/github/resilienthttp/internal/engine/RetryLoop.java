@@ -397,7 +397,7 @@ public final class RetryLoop {
     lastRetryable = retryable;
     RetryRule.Verdict verdict = RetryRule.afterAttempt(decision, attempt,
         hedged == null ? policy.maxAttempts() : Integer.MAX_VALUE, op.spec.idempotent(),
-        oneShot && current.mayHaveReachedServer());
+        oneShot && current.bodyWriteStarted());
     if (hedged != null && verdict == null) {
       lastFailure = failure;
       lastStatus = response != null ? response.code() : -1;
@@ -500,13 +500,19 @@ public final class RetryLoop {
   }
 
   /**
-   * The classifier's decision is the single source of truth for the breaker: retryable and
-   * outcome-unknown attempts are failures; successes and permanent answers (the server is healthy)
-   * are successes; a permanent exception is a failure.
+   * What the breaker hears: any answer below 500 is a healthy server (2xx, 3xx, and the client-side
+   * 4xx answers, including 409 "in progress", 429 rate limiting and 408, which are retried but say
+   * nothing about the server's health), as is any other answer the classifier calls permanent; 5xx
+   * answers the classifier retries, and exceptions, are failures. An attempt that failed in the
+   * client's own code before anything was written (a user network interceptor) is not recorded:
+   * the permission is released unrecorded.
    */
   private void record(Decision decision, Response response, IOException failure) {
+    if (response == null && current.failedInClientBeforeWire()) {
+      return; // releasePermits() gives the permission back unrecorded
+    }
     boolean healthy = decision.kind() == Decision.Kind.SUCCESS
-        || (decision.kind() == Decision.Kind.FAIL && response != null);
+        || (response != null && (decision.kind() == Decision.Kind.FAIL || response.code() < 500));
     permits.record(healthy, healthy ? null
         : failure != null ? failure : new RetryableStatus(response.code(), decision.reason()));
   }

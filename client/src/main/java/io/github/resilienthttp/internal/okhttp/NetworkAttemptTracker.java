@@ -3,13 +3,18 @@ package io.github.resilienthttp.internal.okhttp;
 import io.github.resilienthttp.internal.engine.Attempt;
 import java.io.IOException;
 import okhttp3.Interceptor;
+import okhttp3.Request;
 import okhttp3.Response;
 
 /**
  * A network interceptor that sees every request OkHttp is about to write on a connection, including
- * OkHttp's own follow-ups (redirects, authentication). It records that the attempt may have reached
- * the server (so a failure before this point is known to be "not sent") and counts network requests
- * per operation, so the SDK's report equals what the server saw. Not API.
+ * OkHttp's own follow-ups (redirects, authentication). It is the first network interceptor: it
+ * counts network requests per operation, so the SDK's report equals what the server saw (a request
+ * that a user network interceptor then failed is counted too, though nothing was written), and notes
+ * when the attempt failed after it but before anything was written (a user network interceptor
+ * that throws: not sent, and not the server's doing). Whether bytes were written is the
+ * {@link WireListener}'s to say. It also takes the idempotency key off a redirect's GET (see
+ * {@link #withoutKeyOnRedirectedGet}). Not API.
  *
  * <p>It also stops the one silent repeat that {@code retryOnConnectionFailure(false)} does not stop:
  * OkHttp 5 re-sends a request at once, by itself, when the answer is {@code 503} with
@@ -26,7 +31,17 @@ public final class NetworkAttemptTracker implements Interceptor {
       return chain.proceed(chain.request());
     }
     attempt.networkRequestStarted();
-    Response response = chain.proceed(chain.request());
+    Request request = withoutKeyOnRedirectedGet(chain, attempt);
+    Response response;
+    try {
+      response = chain.proceed(request);
+    } catch (IOException | RuntimeException e) {
+      if (!attempt.mayHaveReachedServer()) {
+        // A connection was in hand and nothing was written: a user network interceptor failed.
+        attempt.failedBeforeWire();
+      }
+      throw e;
+    }
     int code = response.code();
     if (code != 503 && code != 408) {
       return response;
@@ -43,6 +58,23 @@ public final class NetworkAttemptTracker implements Interceptor {
           .header("Retry-After", String.valueOf(Integer.MAX_VALUE)).build();
     }
     return response;
+  }
+
+  /**
+   * A redirect that turned the request into a GET (303 for any method; 301 and 302 for a POST, as
+   * browsers and OkHttp do) asks to fetch a result, not to repeat the intent: the key, which names
+   * the intent, is not sent on that GET (a server could take a keyed GET as a reuse of the key with
+   * another request). A 307 or 308 repeats the same method and body, also to another origin, and
+   * keeps the key: the new origin needs it to recognise a repeat of the same intent.
+   */
+  private static Request withoutKeyOnRedirectedGet(Chain chain, Attempt attempt) {
+    Request request = chain.request();
+    if (!"GET".equals(request.method()) || "GET".equals(chain.call().request().method())) {
+      return request;
+    }
+    String keyHeader = attempt.op().client.idempotencyKeyPolicy().headerName();
+    return request.header(keyHeader) == null
+        ? request : request.newBuilder().removeHeader(keyHeader).build();
   }
 
   private static boolean isDigitsBeyondInt(String value) {

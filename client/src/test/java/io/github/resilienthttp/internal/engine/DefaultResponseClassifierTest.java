@@ -28,7 +28,7 @@ class DefaultResponseClassifierTest {
       "304, true, SUCCESS",
       "400, true, FAIL", "401, true, FAIL", "403, false, FAIL", "404, true, FAIL",
       "408, false, RETRY", "429, false, RETRY", "503, false, RETRY",
-      "409, true, RETRY", "409, false, FAIL",
+      "409, true, FAIL", "409, false, FAIL",
       "422, true, FAIL", "422, false, FAIL",
       "500, true, RETRY_IF_IDEMPOTENT", "502, false, RETRY_IF_IDEMPOTENT",
       "504, true, RETRY_IF_IDEMPOTENT", "599, true, RETRY_IF_IDEMPOTENT",
@@ -39,8 +39,7 @@ class DefaultResponseClassifierTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"409, true, idempotency-key-in-progress", "422, true, idempotency-key-mismatch",
-      "503, false, status-503"})
+  @CsvSource({"409, true, status-409", "422, true, status-422", "503, false, status-503"})
   void reasons(int code, boolean keySent, String reason) {
     assertThat(DEFAULTS.classify(AttemptOutcome.ofResponse(response(code, null), 1, keySent)).reason())
         .isEqualTo(reason);
