@@ -33,7 +33,7 @@ public final class AsyncDriver implements Callback {
   private final OperationContext op;
   private final ClientRuntime client;
   private final RetryLoop loop;
-  private final OperationFuture future = new OperationFuture();
+  private final OperationFuture future = new OperationFuture(this::cancel);
   private final AtomicBoolean ended = new AtomicBoolean();
   private volatile Call call;
   private volatile ScheduledFuture<?> scheduled;
@@ -271,52 +271,6 @@ public final class AsyncDriver implements Callback {
       executor.execute(completion);
     } catch (RejectedExecutionException e) {
       completion.run();
-    }
-  }
-
-  /**
-   * The operation's future. Completing it from outside (cancel, {@code orTimeout},
-   * {@code complete}) cancels the operation: it stops waiting, gives its permits back, and a
-   * response that arrives later is closed.
-   */
-  private final class OperationFuture extends CompletableFuture<Response> {
-    @Override
-    public boolean cancel(boolean mayInterruptIfRunning) {
-      boolean canceled = super.cancel(mayInterruptIfRunning);
-      if (canceled) {
-        AsyncDriver.this.cancel();
-      }
-      return canceled;
-    }
-
-    @Override
-    public boolean complete(Response value) {
-      boolean completed = super.complete(value);
-      if (completed) {
-        AsyncDriver.this.cancel();
-      }
-      return completed;
-    }
-
-    @Override
-    public boolean completeExceptionally(Throwable ex) {
-      boolean completed = super.completeExceptionally(ex);
-      if (completed) {
-        AsyncDriver.this.cancel();
-      }
-      return completed;
-    }
-
-    boolean completeFromOperation(Response response) {
-      return super.complete(response);
-    }
-
-    boolean failFromOperation(Throwable e) {
-      return super.completeExceptionally(e);
-    }
-
-    boolean cancelFromOperation() {
-      return super.cancel(false) || isCancelled();
     }
   }
 }

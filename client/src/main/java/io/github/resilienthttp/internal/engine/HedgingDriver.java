@@ -39,7 +39,7 @@ public final class HedgingDriver implements Callback {
   private final HedgingPolicy policy;
   private final int maxCopies;
   private final String target;
-  private final HedgedFuture future = new HedgedFuture();
+  private final OperationFuture future = new OperationFuture(this::cancel);
   /** Guarded by this. */
   private final List<Attempt> inFlight = new ArrayList<>(2);
   private boolean ended;
@@ -368,51 +368,6 @@ public final class HedgingDriver implements Callback {
       if (e instanceof VirtualMachineError) {
         throw e;
       }
-    }
-  }
-
-  /**
-   * The operation's future. Completing it from outside (cancel, {@code orTimeout},
-   * {@code complete}) cancels the operation and all its attempts.
-   */
-  private final class HedgedFuture extends CompletableFuture<Response> {
-    @Override
-    public boolean cancel(boolean mayInterruptIfRunning) {
-      boolean canceled = super.cancel(mayInterruptIfRunning);
-      if (canceled) {
-        HedgingDriver.this.cancel();
-      }
-      return canceled;
-    }
-
-    @Override
-    public boolean complete(Response value) {
-      boolean completed = super.complete(value);
-      if (completed) {
-        HedgingDriver.this.cancel();
-      }
-      return completed;
-    }
-
-    @Override
-    public boolean completeExceptionally(Throwable ex) {
-      boolean completed = super.completeExceptionally(ex);
-      if (completed) {
-        HedgingDriver.this.cancel();
-      }
-      return completed;
-    }
-
-    boolean completeFromOperation(Response response) {
-      return super.complete(response);
-    }
-
-    boolean failFromOperation(Throwable e) {
-      return super.completeExceptionally(e);
-    }
-
-    void cancelFromOperation() {
-      super.cancel(false);
     }
   }
 }
