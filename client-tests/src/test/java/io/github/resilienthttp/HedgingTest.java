@@ -118,6 +118,23 @@ class HedgingTest {
   }
 
   @Test
+  void theDeadlineStillBoundsReadingTheWinnersBody() throws Exception {
+    // The first copy is slow; the hedge answers at once with a body that trickles for 4 s.
+    server.enqueue(new MockResponse.Builder().headersDelay(5, TimeUnit.SECONDS).build());
+    server.enqueue(new MockResponse.Builder().body("x".repeat(40))
+        .throttleBody(1, 100, TimeUnit.MILLISECONDS).build());
+    ResilientHttpClient client = client().build();
+    Operation op = client.operation(get()).deadline(Duration.ofMillis(800));
+    long start = System.nanoTime();
+    try (Response r = op.execute()) {
+      assertThat(events.ended.get().winningKind()).contains(AttemptKind.HEDGE);
+      assertThatThrownBy(() -> r.body().string()).isInstanceOf(IOException.class);
+    }
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(2_500);
+    awaitPoolClean();
+  }
+
+  @Test
   void aFastFirstAttemptSendsNoHedge() throws Exception {
     server.enqueue(new MockResponse.Builder().body("fast").build());
     ResilientHttpClient client = client().build();

@@ -170,6 +170,16 @@ public final class OperationContext implements Supplier<String> {
   }
 
   /**
+   * Makes {@code call} the one the deadline's backstop watches: for a hedged operation whose winner
+   * is not the latest copy, so that the deadline still bounds reading the winner's body. A loser's
+   * end is then ignored (it is not the watched call).
+   */
+  void watchWinner(Call call) {
+    watchedCall = call;
+    watchedCallEnded = false;
+  }
+
+  /**
    * Watches the one OkHttp call of a plain call for the deadline; its attempts are the chain's
    * proceeds, so the call is the same for all of them.
    */
