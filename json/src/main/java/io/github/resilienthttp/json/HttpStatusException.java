@@ -1,13 +1,13 @@
-package io.github.resilienthttp;
+package io.github.resilienthttp.json;
 
-import io.github.resilienthttp.json.ProblemDetails;
+import io.github.resilienthttp.ResilientHttpException;
 import java.util.Objects;
 import java.util.Optional;
 import okhttp3.Headers;
 
 /**
  * The operation's final response was not successful (its status is not 2xx): thrown by
- * {@link io.github.resilienthttp.json.JsonCodec#execute(Operation, Class)} and its variants, after the
+ * {@link JsonCodec#execute(io.github.resilienthttp.Operation, Class)} and its variants, after the
  * response was closed. Carries the status code, the response headers and, when the body was an
  * RFC 9457 {@code application/problem+json} document, its {@link ProblemDetails}.
  *

@@ -3,7 +3,7 @@
  * is an {@link io.github.resilienthttp.OperationListener} that records operations, attempts, retries,
  * replays and rejections, plus gauges for the retry budget and circuit breaker state.
  *
- * <p>Requires {@code io.micrometer:micrometer-core} on the class path: it is an optional dependency of
- * the SDK, which the application adds itself.
+ * <p>Artifact {@code io.github.resilienthttp:resilient-http-micrometer}, module
+ * {@code io.github.resilienthttp.micrometer}. It depends on {@code io.micrometer:micrometer-core}.
  */
 package io.github.resilienthttp.micrometer;

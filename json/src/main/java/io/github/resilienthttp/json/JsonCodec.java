@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.resilienthttp.DeadlineExceededException;
-import io.github.resilienthttp.HttpStatusException;
 import io.github.resilienthttp.Operation;
 import io.github.resilienthttp.OperationFailure;
 import io.github.resilienthttp.OperationInterruptedException;

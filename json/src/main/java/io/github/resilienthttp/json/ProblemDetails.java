@@ -1,6 +1,5 @@
 package io.github.resilienthttp.json;
 
-import io.github.resilienthttp.HttpStatusException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.resilienthttp.AttemptOutcome;

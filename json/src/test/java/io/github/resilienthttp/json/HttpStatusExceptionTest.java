@@ -3,7 +3,6 @@ package io.github.resilienthttp.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.github.resilienthttp.HttpStatusException;
 import io.github.resilienthttp.OperationFailure;
 import io.github.resilienthttp.ResilientHttpException;
 import okhttp3.Headers;
