@@ -45,7 +45,18 @@ public final class FreshProject {
     retrofit2.Call<ResponseBody> list();
   }
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    try {
+      run();
+    } catch (Throwable t) {
+      // The server's and OkHttp's non-daemon threads would keep a failed run alive.
+      t.printStackTrace();
+      System.exit(1);
+    }
+    System.exit(0);
+  }
+
+  private static void run() throws Exception {
     AtomicInteger paymentRequests = new AtomicInteger();
     List<String> traceparents = new CopyOnWriteArrayList<>();
     HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -124,6 +135,14 @@ public final class FreshProject {
     okHttp.connectionPool().evictAll();
     server.stop(0);
     tracerProvider.close();
+    for (Class<?> c : new Class<?>[] {OkHttpClient.class,
+        io.github.resilience4j.circuitbreaker.CircuitBreaker.class,
+        com.fasterxml.jackson.databind.ObjectMapper.class,
+        io.micrometer.core.instrument.MeterRegistry.class,
+        io.opentelemetry.api.OpenTelemetry.class, OpenTelemetrySdk.class}) {
+      String jar = c.getProtectionDomain().getCodeSource().getLocation().getPath();
+      System.out.println("JAR " + jar.substring(jar.lastIndexOf('/') + 1));
+    }
     System.out.println("FRESH PROJECT OK okhttp=" + OkHttp.VERSION + " spans=" + spans.size()
         + " meters=" + registry.getMeters().size() + " operations=" + operations);
   }

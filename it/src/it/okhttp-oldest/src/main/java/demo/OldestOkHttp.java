@@ -17,7 +17,18 @@ import okhttp3.Response;
 
 /** A retried operation, blocking, async and as a plain call, on the oldest OkHttp accepted. */
 public final class OldestOkHttp {
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    try {
+      run();
+    } catch (Throwable t) {
+      // The server's and OkHttp's non-daemon threads would keep a failed run alive.
+      t.printStackTrace();
+      System.exit(1);
+    }
+    System.exit(0);
+  }
+
+  private static void run() throws Exception {
     AtomicInteger requests = new AtomicInteger();
     HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext("/", exchange -> {
