@@ -17,6 +17,8 @@ final class OperationTrace {
   volatile int attempt;
   volatile Span attemptSpan;
   volatile Context attemptContext;
+  /** Another operation with the same key started while this one ran: match by identity only. */
+  volatile boolean contended;
 
   OperationTrace(OperationInfo info, Span operationSpan, Context operationContext) {
     this.info = info;

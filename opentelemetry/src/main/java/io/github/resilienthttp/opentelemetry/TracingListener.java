@@ -60,8 +60,10 @@ final class TracingListener implements OperationListener {
         .setAttribute(KEY_PREFIX, operation.shortKey())
         .startSpan();
     OperationTrace trace = new OperationTrace(operation, span, parent.with(span));
-    if (traces.putIfAbsent(operation.idempotencyKey(), trace) != null) {
+    OperationTrace running = traces.putIfAbsent(operation.idempotencyKey(), trace);
+    if (running != null) {
       // Another running operation has this key: trace only the first (see ResilientHttpTracing).
+      running.contended = true;
       span.end();
     }
   }
@@ -186,8 +188,10 @@ final class TracingListener implements OperationListener {
   /** The trace of {@code operation}: the one registered for its key by this very operation. */
   private OperationTrace find(OperationInfo operation) {
     OperationTrace trace = traces.get(operation.idempotencyKey());
-    return trace != null && (trace.info == operation || sameOperation(trace.info, operation))
-        ? trace : null;
+    if (trace == null || trace.info == operation) {
+      return trace;
+    }
+    return !trace.contended && sameOperation(trace.info, operation) ? trace : null;
   }
 
   private static boolean sameOperation(OperationInfo a, OperationInfo b) {
