@@ -231,6 +231,23 @@ class ResilientHttpTracingTest {
   }
 
   @Test
+  void anAttemptCutByTheDeadlineIsEndedWithTheOperationsFailure() throws Exception {
+    server.enqueue(new MockResponse.Builder().code(200).headersDelay(5, TimeUnit.SECONDS).build());
+    Operation op = client.operation(get("/slow")).deadline(Duration.ofMillis(300));
+
+    assertThatThrownBy(() -> op.execute().close()).isInstanceOf(IOException.class);
+
+    SpanData attempt = clientSpans().get(0);
+    SpanData operation = only(SpanKind.INTERNAL);
+    assertThat(clientSpans()).hasSize(1);
+    assertThat(attempt.hasEnded()).isTrue();
+    assertThat(attempt.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+    assertThat(attempt.getAttributes().get(ERROR_TYPE))
+        .isEqualTo(operation.getAttributes().get(ERROR_TYPE))
+        .isEqualTo("io.github.resilienthttp.DeadlineExceededException");
+  }
+
+  @Test
   void callsOfOtherClientsPassThroughTheInterceptorUntouched() throws Exception {
     server.enqueue(new MockResponse.Builder().code(200).build());
     try (Response r = okHttp.newCall(get("/not-an-operation")).execute()) {
