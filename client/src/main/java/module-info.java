@@ -3,9 +3,10 @@
  * attempt; classified outcomes; full-jitter backoff that honours {@code Retry-After}; one total
  * deadline; a retry budget; a circuit breaker and a bulkhead.
  *
- * <p>Only {@code io.github.resilienthttp} (and the optional {@code json} and {@code micrometer}
- * helpers) are API. The {@code io.github.resilienthttp.internal} packages are the implementation:
- * not exported, and free to change in any release.
+ * <p>Only {@code io.github.resilienthttp} is API. The {@code io.github.resilienthttp.internal}
+ * packages are the implementation: not exported, and free to change in any release. JSON, Micrometer
+ * and OpenTelemetry are separate artifacts and modules ({@code io.github.resilienthttp.json},
+ * {@code io.github.resilienthttp.micrometer}, {@code io.github.resilienthttp.opentelemetry}).
  */
 module io.github.resilienthttp {
   requires transitive okhttp3;
@@ -15,10 +16,6 @@ module io.github.resilienthttp {
   requires okio;
   requires kotlin.stdlib;
   requires org.slf4j;
-  requires static com.fasterxml.jackson.databind;
-  requires static micrometer.core;
 
   exports io.github.resilienthttp;
-  exports io.github.resilienthttp.json;
-  exports io.github.resilienthttp.micrometer;
 }

@@ -7,6 +7,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
 import io.github.resilienthttp.internal.guard.BulkheadGate;
 import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
+import io.github.resilienthttp.internal.okhttp.OkHttpVersionCheck;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -85,9 +86,14 @@ public final class ResilientHttpClient {
    * @param okHttpClient the client to use for every attempt; not modified
    * @return a builder
    * @throws IllegalArgumentException when {@code okHttpClient} is an SDK client (see above)
+   * @throws IllegalStateException when the OkHttp on the class path is older than 5.3.0 (for example
+   *     4.12, brought by Retrofit 3.0.0 without a BOM); the message names the version found and the
+   *     fix: import {@code io.github.resilienthttp:resilient-http-bom} or
+   *     {@code com.squareup.okhttp3:okhttp-bom}
    */
   public static Builder wrap(OkHttpClient okHttpClient) {
     Objects.requireNonNull(okHttpClient, "okHttpClient");
+    OkHttpVersionCheck.requireSupportedOkHttp();
     if (ClientRuntime.isSdkClient(okHttpClient)) {
       throw new IllegalArgumentException("okHttpClient is already a Resilient HTTP client (the"
           + " okHttpClient() of a ResilientHttpClient): wrapping it would nest two retry loops."
