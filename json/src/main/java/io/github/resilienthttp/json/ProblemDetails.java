@@ -3,7 +3,6 @@ package io.github.resilienthttp.json;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.resilienthttp.AttemptOutcome;
-import io.github.resilienthttp.HttpStatusException;
 import io.github.resilienthttp.ResponseClassifier;
 import java.io.IOException;
 import java.io.Serializable;
