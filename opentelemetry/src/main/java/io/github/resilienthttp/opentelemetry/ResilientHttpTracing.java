@@ -37,6 +37,11 @@ import okhttp3.Interceptor;
  *       {@code resilient_http.decision} and {@code resilient_http.reason}.
  * </ul>
  *
+ * <p>Hedged operations ({@code HedgingPolicy}): each copy is a {@code CLIENT} span of its own with
+ * {@code resilient_http.attempt.kind} {@code hedge}, running beside the first; a copy that lost is
+ * ended with {@code error.type} {@code cancelled}, and the operation span carries
+ * {@code resilient_http.winning_attempt}.
+ *
  * <p>No secret is recorded: never the whole idempotency key (only its first 8 characters, as
  * {@code resilient_http.idempotency_key.prefix} on the operation span), no header, no body, no
  * exception message; {@code url.full} has no user info and every query value replaced by

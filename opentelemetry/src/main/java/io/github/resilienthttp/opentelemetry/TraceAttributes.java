@@ -19,6 +19,10 @@ final class TraceAttributes {
   static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
 
   static final AttributeKey<Long> ATTEMPT = AttributeKey.longKey("resilient_http.attempt");
+  static final AttributeKey<String> ATTEMPT_KIND =
+      AttributeKey.stringKey("resilient_http.attempt.kind");
+  static final AttributeKey<Long> WINNING_ATTEMPT =
+      AttributeKey.longKey("resilient_http.winning_attempt");
   static final AttributeKey<Long> ATTEMPTS = AttributeKey.longKey("resilient_http.attempts");
   static final AttributeKey<String> DECISION = AttributeKey.stringKey("resilient_http.decision");
   static final AttributeKey<String> REASON = AttributeKey.stringKey("resilient_http.reason");

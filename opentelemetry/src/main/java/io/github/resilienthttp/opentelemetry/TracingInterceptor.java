@@ -47,13 +47,14 @@ final class TracingInterceptor implements Interceptor {
     }
     Context context = trace.operationContext;
     if (attemptSpans) {
-      Span span = trace.attemptSpan;
-      Context attemptContext = trace.attemptContext;
       OptionalInt attempt = OperationCalls.attempt(chain.call());
-      if (span == null || attemptContext == null || attempt.isEmpty()
-          || attempt.getAsInt() != trace.attempt) {
+      OperationTrace.AttemptSpan open =
+          attempt.isEmpty() ? null : trace.attempts.get(attempt.getAsInt());
+      if (open == null) {
         return chain.proceed(request);
       }
+      Span span = open.span();
+      Context attemptContext = open.context();
       HttpUrl url = request.url();
       span.setAttribute(URL_FULL, redact(url));
       span.setAttribute(SERVER_ADDRESS, url.host());

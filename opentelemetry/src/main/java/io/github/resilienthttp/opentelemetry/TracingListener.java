@@ -2,6 +2,7 @@ package io.github.resilienthttp.opentelemetry;
 
 import static io.github.resilienthttp.opentelemetry.TraceAttributes.ATTEMPT;
 import static io.github.resilienthttp.opentelemetry.TraceAttributes.ATTEMPTS;
+import static io.github.resilienthttp.opentelemetry.TraceAttributes.ATTEMPT_KIND;
 import static io.github.resilienthttp.opentelemetry.TraceAttributes.BREAKER;
 import static io.github.resilienthttp.opentelemetry.TraceAttributes.DECISION;
 import static io.github.resilienthttp.opentelemetry.TraceAttributes.ERROR_TYPE;
@@ -17,7 +18,9 @@ import static io.github.resilienthttp.opentelemetry.TraceAttributes.OUTCOME;
 import static io.github.resilienthttp.opentelemetry.TraceAttributes.REASON;
 import static io.github.resilienthttp.opentelemetry.TraceAttributes.RETRY_DELAY_MS;
 import static io.github.resilienthttp.opentelemetry.TraceAttributes.SERVER_ADDRESS;
+import static io.github.resilienthttp.opentelemetry.TraceAttributes.WINNING_ATTEMPT;
 
+import io.github.resilienthttp.AttemptKind;
 import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.OperationInfo;
 import io.github.resilienthttp.OperationListener;
@@ -69,13 +72,15 @@ final class TracingListener implements OperationListener {
   }
 
   @Override
-  public void attemptStarted(OperationInfo operation, int attempt) {
+  public void attemptStarted(OperationInfo operation, int attempt, AttemptKind kind) {
     OperationTrace trace = find(operation);
     if (trace == null) {
       return;
     }
-    endOpenAttempt(trace, null);
-    trace.attempt = attempt;
+    if (kind != AttemptKind.HEDGE) {
+      // A first attempt or a retry follows attempts that ended; a hedge runs beside them.
+      endOpenAttempts(trace, null, 0);
+    }
     if (!attemptSpans) {
       return;
     }
@@ -84,13 +89,13 @@ final class TracingListener implements OperationListener {
         .setSpanKind(SpanKind.CLIENT)
         .setAttribute(HTTP_REQUEST_METHOD, operation.method())
         .setAttribute(SERVER_ADDRESS, operation.host())
-        .setAttribute(ATTEMPT, (long) attempt);
+        .setAttribute(ATTEMPT, (long) attempt)
+        .setAttribute(ATTEMPT_KIND, kind.name().toLowerCase(Locale.ROOT));
     if (attempt > 1) {
       b.setAttribute(HTTP_REQUEST_RESEND_COUNT, (long) attempt - 1);
     }
     Span span = b.startSpan();
-    trace.attemptContext = trace.operationContext.with(span);
-    trace.attemptSpan = span;
+    trace.attempts.put(attempt, new OperationTrace.AttemptSpan(span, trace.operationContext.with(span)));
   }
 
   @Override
@@ -113,16 +118,17 @@ final class TracingListener implements OperationListener {
       trace.operationSpan.addEvent("resilient_http.attempt_ended", a.build());
       return;
     }
-    Span span = trace.attemptSpan;
-    if (span == null || trace.attempt != attempt) {
+    OperationTrace.AttemptSpan open = trace.attempts.remove(attempt);
+    if (open == null) {
       return;
     }
+    Span span = open.span();
     if (statusCode >= 0) {
       span.setAttribute(HTTP_RESPONSE_STATUS_CODE, (long) statusCode);
     }
     span.setAttribute(DECISION, decisionName(decision));
     span.setAttribute(REASON, decision.reason());
-    endAttempt(trace, span, errorType);
+    endAttempt(span, errorType);
   }
 
   @Override
@@ -167,8 +173,11 @@ final class TracingListener implements OperationListener {
     }
     traces.remove(operation.idempotencyKey(), trace);
     String failureType = result.failure().map(f -> f.getClass().getName()).orElse(null);
-    endOpenAttempt(trace, failureType);
+    endOpenAttempts(trace, failureType, result.winningAttempt());
     Span span = trace.operationSpan;
+    if (result.winningAttempt() > 0) {
+      span.setAttribute(WINNING_ATTEMPT, (long) result.winningAttempt());
+    }
     span.setAttribute(ATTEMPTS, (long) result.attempts());
     span.setAttribute(OUTCOME, result.outcome().name().toLowerCase(Locale.ROOT));
     span.setAttribute(REASON, result.reason());
@@ -207,21 +216,26 @@ final class TracingListener implements OperationListener {
     }
   }
 
-  /** Ends an attempt span that no {@code attemptEnded} closed (canceled, deadline, interrupted). */
-  private static void endOpenAttempt(OperationTrace trace, String errorType) {
-    Span span = trace.attemptSpan;
-    if (span != null) {
-      endAttempt(trace, span, errorType != null ? errorType : "_OTHER");
+  /**
+   * Ends the attempt spans that no {@code attemptEnded} closed: cancelled, cut by the deadline,
+   * interrupted, or a hedge's copy that lost to {@code winner} (then {@code error.type} says
+   * {@code cancelled}: it was stopped, it did not fail).
+   */
+  private static void endOpenAttempts(OperationTrace trace, String errorType, int winner) {
+    for (Integer attempt : trace.attempts.keySet()) {
+      OperationTrace.AttemptSpan open = trace.attempts.remove(attempt);
+      if (open != null) {
+        boolean lostToAHedge = winner > 0 && attempt != winner;
+        endAttempt(open.span(), lostToAHedge ? "cancelled" : errorType != null ? errorType : "_OTHER");
+      }
     }
   }
 
-  private static void endAttempt(OperationTrace trace, Span span, String errorType) {
+  private static void endAttempt(Span span, String errorType) {
     if (errorType != null) {
       span.setAttribute(ERROR_TYPE, errorType);
       span.setStatus(StatusCode.ERROR);
     }
-    trace.attemptSpan = null;
-    trace.attemptContext = null;
     span.end();
   }
 

@@ -274,6 +274,35 @@ class ResilientHttpTracingTest {
     assertThat(values).isNotEmpty().noneMatch(v -> v.contains(key));
   }
 
+  @Test
+  void aHedgedOperationHasOneClientSpanPerCopyAndTheLoserIsMarkedCancelled() throws Exception {
+    server.enqueue(new MockResponse.Builder().headersDelay(5, TimeUnit.SECONDS).body("slow").build());
+    server.enqueue(new MockResponse.Builder().body("fast").build());
+    ResilientHttpClient hedged = client.newBuilder()
+        .hedging(io.github.resilienthttp.HedgingPolicy.fixedDelay(Duration.ofMillis(100))).build();
+    try (Response response = hedged.operation(get("/item")).execute()) {
+      assertThat(response.body().string()).isEqualTo("fast");
+    }
+
+    List<SpanData> copies = clientSpans();
+    SpanData operation = only(SpanKind.INTERNAL);
+    assertThat(copies).hasSize(2);
+    assertThat(copies).extracting(s -> s.getAttributes().get(
+        AttributeKey.stringKey("resilient_http.attempt.kind"))).containsExactly("first", "hedge");
+    assertThat(copies).extracting(s -> s.getAttributes().get(RESEND)).containsExactly(null, 1L);
+    // The slow first copy lost: stopped, not failed.
+    assertThat(copies.get(0).getAttributes().get(ERROR_TYPE)).isEqualTo("cancelled");
+    assertThat(copies.get(1).getAttributes().get(STATUS)).isEqualTo(200L);
+    assertThat(copies).allSatisfy(s -> assertThat(s.getParentSpanId()).isEqualTo(operation.getSpanId()));
+    assertThat(operation.getAttributes().get(AttributeKey.longKey("resilient_http.winning_attempt")))
+        .isEqualTo(2L);
+    // Each copy carried its own span's context.
+    RecordedRequest first = server.takeRequest();
+    RecordedRequest second = server.takeRequest();
+    assertThat(first.getHeaders().get("traceparent")).contains(copies.get(0).getSpanId());
+    assertThat(second.getHeaders().get("traceparent")).contains(copies.get(1).getSpanId());
+  }
+
   private List<SpanData> clientSpans() {
     return otel.getSpans().stream().filter(s -> s.getKind() == SpanKind.CLIENT)
         .sorted(Comparator.comparingLong(SpanData::getStartEpochNanos))
