@@ -102,9 +102,23 @@ class Http2TlsTest {
 
   @Test
   void refusedStreamOverAlpnH2IsRetriedForAKeylessPost() throws Exception {
-    server.enqueue(new MockResponse.Builder()
-        .onRequestStart(new SocketEffect.CloseStream(0x7)).build());
-    server.enqueue(new MockResponse.Builder().code(201).body("created").build());
+    // The first stream is refused, every later one answered. Not the queue: MockWebServer takes a
+    // stream's socket effect from peek() before it dequeues, so a fast retry on a second stream
+    // could see the refusal again (seen once on a loaded machine).
+    java.util.concurrent.atomic.AtomicInteger streams = new java.util.concurrent.atomic.AtomicInteger();
+    server.setDispatcher(new mockwebserver3.Dispatcher() {
+      @Override
+      public MockResponse dispatch(mockwebserver3.RecordedRequest request) {
+        return new MockResponse.Builder().code(201).body("created").build();
+      }
+
+      @Override
+      public MockResponse peek() {
+        return streams.incrementAndGet() == 1
+            ? new MockResponse.Builder().onRequestStart(new SocketEffect.CloseStream(0x7)).build()
+            : new MockResponse.Builder().code(201).body("created").build();
+      }
+    });
     Operation op = keylessPost();
     try (Response r = op.execute()) {
       assertThat(r.code()).isEqualTo(201);
