@@ -46,6 +46,10 @@ public final class Operation {
   private HedgingPolicy hedging;
   private boolean hedgingSet;
   private volatile boolean cancelRequested;
+  /** The wait of {@link #awaitCompletion}, when one runs: {@link #cancel()} stops it. */
+  private volatile AsyncOperationWaiter waiter;
+  /** The kind of the first attempt, when not {@link AttemptKind#FIRST} (polls and queries). */
+  private AttemptKind firstAttemptKind;
 
   Operation(ClientRuntime client, Request request) {
     this.client = client;
@@ -302,6 +306,10 @@ public final class Operation {
     // The flag first, then the context: begin() publishes the context, then reads the flag, so one
     // of the two always sees the other and no attempt starts after cancel() returned.
     cancelRequested = true;
+    AsyncOperationWaiter w = waiter;
+    if (w != null) {
+      w.cancel();
+    }
     OperationContext op = context;
     if (op == null) {
       return;
@@ -323,6 +331,72 @@ public final class Operation {
     if (hedged != null) {
       hedged.cancel();
     }
+  }
+
+  /**
+   * Runs the operation and, when the server accepts it for later ({@code 202 Accepted}), waits for it
+   * to finish: finds its status resource ({@link AsyncOperationPolicy#statusLocator()}), polls it
+   * until the {@link AsyncOperationPolicy#statusContract() status contract} reads a terminal state,
+   * and returns the final result (a GET of its location, or the terminal status response). A response
+   * other than {@code 202} is returned as {@link #execute()} would.
+   *
+   * <p>One deadline covers the submit, every poll and the result fetch
+   * ({@link AsyncOperationPolicy#deadline()}, or this operation's); each poll's attempt timeouts shrink
+   * to the time left. {@code Retry-After} is honoured on the {@code 202} and on every poll, never
+   * early. Each poll is an ordinary GET (classified, retried on transient failure such as a
+   * {@code 503}, bounded by the budget and the breaker), reported with {@link AttemptKind#POLL}; the
+   * submit is never re-sent once accepted. {@link #cancel()} stops polling; it does not cancel the
+   * server's job.
+   *
+   * @param policy how to wait
+   * @return the final result, which the caller must close
+   * @throws AsyncOperationFailedException when the operation failed or was cancelled on the server
+   * @throws AsyncOperationDeadlineExceededException when the deadline passed while waiting
+   * @throws PollFailedException when polling stopped without an answer (reason {@code canceled} after
+   *     {@link #cancel()})
+   * @throws AsyncOperationInterruptedException when the waiting thread was interrupted
+   * @throws IOException what {@link #execute()} throws, for the submit
+   * @throws IllegalStateException when called a second time
+   */
+  public Response awaitCompletion(AsyncOperationPolicy policy) throws IOException {
+    AsyncOperationWaiter w = newWaiter(policy);
+    return w.submitAndWait(this, null);
+  }
+
+  /**
+   * {@link #awaitCompletion(AsyncOperationPolicy)} without holding a thread: polls are
+   * {@link #executeAsync()} operations and waits are scheduled on the client's scheduler. The
+   * exceptions {@code awaitCompletion} throws complete the future exceptionally; cancelling the
+   * future (or {@link #cancel()}) stops polling (not the server's job).
+   *
+   * @param policy how to wait
+   * @return a future of the final result, which the caller must close
+   * @throws IllegalStateException when called a second time
+   */
+  public CompletableFuture<Response> awaitCompletionAsync(AsyncOperationPolicy policy) {
+    AsyncOperationWaiter w = newWaiter(policy);
+    return w.submitAndWaitAsync(this, null);
+  }
+
+  AsyncOperationWaiter newWaiter(AsyncOperationPolicy policy) {
+    Objects.requireNonNull(policy, "policy");
+    checkNotExecuted();
+    AsyncOperationWaiter w = new AsyncOperationWaiter(client, policy);
+    waiter = w;
+    if (cancelRequested) {
+      w.cancel();
+    }
+    return w;
+  }
+
+  /** This operation's own deadline, or {@code null} for the retry policy's. */
+  Duration deadlineOrNull() {
+    return deadline;
+  }
+
+  /** Reports the first attempt as {@code kind} (a poll or a query) instead of {@link AttemptKind#FIRST}. */
+  void firstAttemptKind(AttemptKind kind) {
+    this.firstAttemptKind = kind;
   }
 
   /** The hedging policy that applies to this operation, or {@code null} when it is not hedged. */
@@ -374,6 +448,9 @@ public final class Operation {
       key = client.newKey();
     }
     OperationContext op = OperationContext.create(client, request, key, keySent, deadline, false);
+    if (firstAttemptKind != null) {
+      op.firstAttemptKind = firstAttemptKind;
+    }
     context = op;
     if (cancelRequested) {
       op.cancel();

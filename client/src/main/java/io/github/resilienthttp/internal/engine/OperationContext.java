@@ -74,6 +74,12 @@ public final class OperationContext implements Supplier<String> {
   String lastReason;
   boolean lastSuccess;
   boolean lastRetryable;
+  /**
+   * The kind of this operation's first attempt: {@link AttemptKind#FIRST}, or {@link AttemptKind#POLL}
+   * / {@link AttemptKind#QUERY} for the GETs an asynchronous operation's waiter sends. Set once,
+   * before the first attempt.
+   */
+  public volatile AttemptKind firstAttemptKind = AttemptKind.FIRST;
   /** True for plain OkHttp calls that opted out with {@link OperationOptions#passThrough()}. */
   public final boolean passThrough;
   private volatile boolean canceled;

@@ -191,7 +191,7 @@ public final class RetryLoop {
    */
   Attempt startAttempt(long remainingNanos) {
     retryTokenHeld = false; // the retry it paid for happens now
-    current = op.startAttempt(op.attempts() == 0 ? AttemptKind.FIRST : AttemptKind.RETRY,
+    current = op.startAttempt(op.attempts() == 0 ? op.firstAttemptKind : AttemptKind.RETRY,
         remainingNanos, permits);
     attempt = current.number();
     if (attempt == 1) {
