@@ -48,6 +48,8 @@ public final class Operation {
   private volatile boolean cancelRequested;
   /** The wait of {@link #awaitCompletion}, when one runs: {@link #cancel()} stops it. */
   private volatile AsyncOperationWaiter waiter;
+  /** Settles an unknown outcome by asking, when set. */
+  private OutcomeQueryPolicy outcomeQuery;
   /** The kind of the first attempt, when not {@link AttemptKind#FIRST} (polls and queries). */
   private AttemptKind firstAttemptKind;
 
@@ -116,6 +118,23 @@ public final class Operation {
     Objects.requireNonNull(deadline, "deadline");
     RetryPolicy.Builder.checkRange("deadline", deadline, Duration.ofMillis(1));
     this.deadline = deadline;
+    return this;
+  }
+
+  /**
+   * Settles an unknown outcome by asking, for a downstream without idempotency keys: when this
+   * operation would end with {@link OutcomeUnknownException}, {@code policy}'s query runs (after its
+   * grace delay, inside the deadline) and its answer decides: found, the query's response is returned
+   * ({@link OutcomeQuery#foundByQuery(Response)}); not found, the request is sent again; cannot tell,
+   * the exception as before. See {@link OutcomeQueryPolicy}, and the race it cannot close.
+   *
+   * @param policy the query policy, or {@code null} for none
+   * @return this operation
+   * @throws IllegalStateException after {@link #execute()}
+   */
+  public Operation outcomeQuery(OutcomeQueryPolicy policy) {
+    checkNotExecuted();
+    this.outcomeQuery = policy;
     return this;
   }
 
@@ -223,6 +242,14 @@ public final class Operation {
    * @throws IllegalStateException when called a second time
    */
   public Response execute() throws IOException {
+    OutcomeQueryPolicy query = outcomeQuery;
+    if (query != null) {
+      return OutcomeQueryStep.execute(client, query, this, this::executeAttempts);
+    }
+    return executeAttempts();
+  }
+
+  private Response executeAttempts() throws IOException {
     OperationContext op = begin();
     HedgingPolicy policy = hedgingFor(op);
     if (policy != null) {
@@ -275,6 +302,14 @@ public final class Operation {
    * @throws IllegalStateException when the operation was already executed
    */
   public CompletableFuture<Response> executeAsync() {
+    OutcomeQueryPolicy query = outcomeQuery;
+    if (query != null) {
+      return OutcomeQueryStep.executeAsync(client, query, this, this::executeAttemptsAsync);
+    }
+    return executeAttemptsAsync();
+  }
+
+  private CompletableFuture<Response> executeAttemptsAsync() {
     OperationContext op = begin();
     HedgingPolicy policy = hedgingFor(op);
     if (policy != null) {

@@ -163,4 +163,13 @@ public interface OperationListener {
    */
   default void keyRetentionExceeded(OperationInfo operation, ResumeToken token, Duration keyAge,
       boolean refused) {}
+
+  /**
+   * An outcome query ({@link Operation#outcomeQuery(OutcomeQueryPolicy)}) answered, or could not
+   * (then {@code CANNOT_TELL}). The query's own attempts are reported with {@link AttemptKind#QUERY}.
+   *
+   * @param operation the operation whose outcome was unknown
+   * @param answer what the query said
+   */
+  default void outcomeQueried(OperationInfo operation, OutcomeQuery.Answer answer) {}
 }
