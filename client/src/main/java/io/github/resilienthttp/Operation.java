@@ -9,6 +9,7 @@ import io.github.resilienthttp.internal.engine.OperationContext;
 import io.github.resilienthttp.internal.engine.RetryLoop;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import okhttp3.Call;
@@ -48,6 +49,8 @@ public final class Operation {
   private volatile boolean cancelRequested;
   /** The wait of {@link #awaitCompletion}, when one runs: {@link #cancel()} stops it. */
   private volatile AsyncOperationWaiter waiter;
+  /** Where an indefinite outcome is parked, when set. */
+  private Outbox outbox;
   /** Settles an unknown outcome by asking, when set. */
   private OutcomeQueryPolicy outcomeQuery;
   /** The kind of the first attempt, when not {@link AttemptKind#FIRST} (polls and queries). */
@@ -118,6 +121,24 @@ public final class Operation {
     Objects.requireNonNull(deadline, "deadline");
     RetryPolicy.Builder.checkRange("deadline", deadline, Duration.ofMillis(1));
     this.deadline = deadline;
+    return this;
+  }
+
+  /**
+   * Parks this operation's intent in {@code outbox} when it ends without a definite outcome (outcome
+   * unknown, retry budget, circuit breaker, bulkhead, deadline, retries exhausted, a wait that
+   * stopped; not a definite failure or a cancel): its {@link ResumeToken} is stored for an
+   * {@link OutboxResumer} to resume later with the same key, a listener event
+   * ({@link OperationListener#operationParked}) and a WARN line say so, and the failure is still
+   * thrown to the caller.
+   *
+   * @param outbox the outbox, or {@code null} for none
+   * @return this operation
+   * @throws IllegalStateException after {@link #execute()}
+   */
+  public Operation parkIndefiniteOutcomes(Outbox outbox) {
+    checkNotExecuted();
+    this.outbox = outbox;
     return this;
   }
 
@@ -242,11 +263,17 @@ public final class Operation {
    * @throws IllegalStateException when called a second time
    */
   public Response execute() throws IOException {
-    OutcomeQueryPolicy query = outcomeQuery;
-    if (query != null) {
-      return OutcomeQueryStep.execute(client, query, this, this::executeAttempts);
+    Outbox exit = outbox;
+    Instant started = exit == null ? null : client.timeSource().now();
+    try {
+      OutcomeQueryPolicy query = outcomeQuery;
+      if (query != null) {
+        return OutcomeQueryStep.execute(client, query, this, this::executeAttempts);
+      }
+      return executeAttempts();
+    } catch (IOException e) {
+      throw exit == null ? e : OutboxExit.park(client, exit, this, started, e);
     }
-    return executeAttempts();
   }
 
   private Response executeAttempts() throws IOException {
@@ -302,11 +329,37 @@ public final class Operation {
    * @throws IllegalStateException when the operation was already executed
    */
   public CompletableFuture<Response> executeAsync() {
+    Outbox exit = outbox;
     OutcomeQueryPolicy query = outcomeQuery;
-    if (query != null) {
-      return OutcomeQueryStep.executeAsync(client, query, this, this::executeAttemptsAsync);
+    if (exit == null && query == null) {
+      return executeAttemptsAsync();
     }
-    return executeAttemptsAsync();
+    Instant started = client.timeSource().now();
+    CompletableFuture<Response> run = query != null
+        ? OutcomeQueryStep.executeAsync(client, query, this, this::executeAttemptsAsync)
+        : executeAttemptsAsync();
+    CompletableFuture<Response> out = new CompletableFuture<>();
+    run.whenComplete((r, e) -> {
+      if (e == null) {
+        if (!out.complete(r)) {
+          r.close();
+        }
+        return;
+      }
+      Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+          ? e.getCause() : e;
+      if (exit != null && cause instanceof IOException io) {
+        cause = OutboxExit.park(client, exit, this, started, io);
+      }
+      out.completeExceptionally(cause);
+    });
+    // Cancelling the returned future cancels the operation, as executeAsync()'s own future does.
+    out.whenComplete((r, e) -> {
+      if (out.isCancelled()) {
+        cancel();
+      }
+    });
+    return out;
   }
 
   private CompletableFuture<Response> executeAttemptsAsync() {
@@ -395,7 +448,15 @@ public final class Operation {
    */
   public Response awaitCompletion(AsyncOperationPolicy policy) throws IOException {
     AsyncOperationWaiter w = newWaiter(policy);
-    return w.submitAndWait(this, null);
+    Instant started = client.timeSource().now();
+    try {
+      return w.submitAndWait(this, started);
+    } catch (IOException e) {
+      // The submit's own failures were parked by execute(); the wait's carry a resume token.
+      Outbox exit = outbox;
+      throw exit != null && e instanceof ResumableFailure
+          ? OutboxExit.park(client, exit, this, started, e) : e;
+    }
   }
 
   /**
@@ -410,7 +471,19 @@ public final class Operation {
    */
   public CompletableFuture<Response> awaitCompletionAsync(AsyncOperationPolicy policy) {
     AsyncOperationWaiter w = newWaiter(policy);
-    return w.submitAndWaitAsync(this, null);
+    Instant started = client.timeSource().now();
+    Outbox exit = outbox;
+    CompletableFuture<Response> f = w.submitAndWaitAsync(this, started);
+    if (exit != null) {
+      f.whenComplete((r, e) -> {
+        Throwable cause = e instanceof java.util.concurrent.CompletionException
+            && e.getCause() != null ? e.getCause() : e;
+        if (cause instanceof ResumableFailure && cause instanceof IOException io) {
+          OutboxExit.park(client, exit, this, started, io);
+        }
+      });
+    }
+    return f;
   }
 
   AsyncOperationWaiter newWaiter(AsyncOperationPolicy policy) {

@@ -172,4 +172,24 @@ public interface OperationListener {
    * @param answer what the query said
    */
   default void outcomeQueried(OperationInfo operation, OutcomeQuery.Answer answer) {}
+
+  /**
+   * An operation ended without a definite outcome and its intent was parked in an {@link Outbox}
+   * ({@link Operation#parkIndefiniteOutcomes(Outbox)}). Its failure is still thrown to the caller.
+   *
+   * @param operation the operation
+   * @param entry what was parked
+   */
+  default void operationParked(OperationInfo operation, OutboxEntry entry) {}
+
+  /**
+   * An {@link OutboxResumer} tried a parked intent.
+   *
+   * @param operation the intent
+   * @param entry the entry as it was before this try
+   * @param outcome {@code resumed} (done; removed), {@code failed} (a definite failure; removed),
+   *     {@code rescheduled} (still open; due again later), {@code abandoned} (out of tries or not
+   *     safe to re-send; removed, for manual handling)
+   */
+  default void parkedOperationTried(OperationInfo operation, OutboxEntry entry, String outcome) {}
 }
