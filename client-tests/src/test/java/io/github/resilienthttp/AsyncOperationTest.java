@@ -347,4 +347,15 @@ class AsyncOperationTest {
     assertThat(thrown.get(5, TimeUnit.SECONDS)).isInstanceOfSatisfying(PollFailedException.class,
         e -> assertThat(e.reason()).isEqualTo("canceled"));
   }
+
+  @Test
+  void cancellingTheAsyncWaitBeforeTheSubmitAnsweredSendsNoPoll() throws Exception {
+    server = new AsyncJobServer(TimeSource.system()).script(JobScript.succeedsAfterPolls(1));
+    CompletableFuture<Response> f = client(TimeSource.system()).operation(submit())
+        .awaitCompletionAsync(fastPolicy());
+    f.cancel(true);
+    Thread.sleep(200);
+    assertThat(f).isCancelled();
+    assertThat(server.seen("GET", "/status")).isEmpty();
+  }
 }

@@ -59,6 +59,7 @@ final class AsyncOperationWaiter {
     startClock(submit.deadlineOrNull());
     submit.deadline(Duration.ofNanos(Math.max(MIN_POLL_NANOS, remainingNanos())));
     Instant created = keyCreatedAt != null ? keyCreatedAt : time.now();
+    current = submit;
     Response r = submit.execute();
     attempts += submit.attempts();
     token = ResumeToken.forSubmit(submit.request().method(), submit.request().url(),
@@ -133,6 +134,7 @@ final class AsyncOperationWaiter {
     startClock(submit.deadlineOrNull());
     submit.deadline(Duration.ofNanos(Math.max(MIN_POLL_NANOS, remainingNanos())));
     Instant created = keyCreatedAt != null ? keyCreatedAt : time.now();
+    current = submit;
     submit.executeAsync().whenComplete((r, e) -> {
       attempts += submit.attempts();
       token = ResumeToken.forSubmit(submit.request().method(), submit.request().url(),
@@ -244,6 +246,9 @@ final class AsyncOperationWaiter {
 
   /** Stops polling: no poll starts after this, and the one in flight is cancelled. */
   void cancel() {
+    if (canceled) {
+      return; // once: the submit's own cancel() calls back here
+    }
     canceled = true;
     cancelSignal.complete(null);
     Operation op = current;
