@@ -358,4 +358,28 @@ class AsyncOperationTest {
     assertThat(f).isCancelled();
     assertThat(server.seen("GET", "/status")).isEmpty();
   }
+
+  @Test
+  void aStatusResourceOnAnotherOriginIsNotFollowedUnlessAllowed() throws Exception {
+    server = new AsyncJobServer(time).script(JobScript.succeedsAfterPolls(0));
+    try (mockwebserver3.MockWebServer other = new mockwebserver3.MockWebServer()) {
+      other.start();
+      other.enqueue(new mockwebserver3.MockResponse.Builder().code(202)
+          .addHeader("Operation-Location", server.url("/jobs/j1/status").toString()).build());
+      Request toOther = new Request.Builder().url(other.url("/jobs"))
+          .post(RequestBody.create("{}", JSON)).build();
+      assertThatThrownBy(() -> client(time).operation(toOther).awaitCompletion(policy().build()))
+          .isInstanceOfSatisfying(PollFailedException.class,
+              e -> assertThat(e.reason()).isEqualTo("other-origin"));
+      assertThat(server.seen()).isEmpty();
+      // Allowed: the job j1 does not exist on the status server until submitted there; submit it.
+      client(time).operation(submit()).execute().close();
+      other.enqueue(new mockwebserver3.MockResponse.Builder().code(202)
+          .addHeader("Operation-Location", server.url("/jobs/j1/status").toString()).build());
+      try (Response r = client(time).operation(toOther)
+          .awaitCompletion(policy().allowOtherOrigins(true).build())) {
+        assertThat(r.body().string()).contains("done");
+      }
+    }
+  }
 }

@@ -45,6 +45,7 @@ public final class AsyncOperationPolicy {
   private final int maxStatusBodyBytes;
   private final Duration keyRetention;
   private final LateResume lateResume;
+  private final boolean allowOtherOrigins;
 
   private AsyncOperationPolicy(Builder b) {
     this.minPollInterval = b.minPollInterval;
@@ -57,6 +58,7 @@ public final class AsyncOperationPolicy {
     this.maxStatusBodyBytes = b.maxStatusBodyBytes;
     this.keyRetention = b.keyRetention;
     this.lateResume = b.lateResume;
+    this.allowOtherOrigins = b.allowOtherOrigins;
   }
 
   /**
@@ -88,6 +90,7 @@ public final class AsyncOperationPolicy {
     b.maxStatusBodyBytes = maxStatusBodyBytes;
     b.keyRetention = keyRetention;
     b.lateResume = lateResume;
+    b.allowOtherOrigins = allowOtherOrigins;
     return b;
   }
 
@@ -142,6 +145,16 @@ public final class AsyncOperationPolicy {
   }
 
   /**
+   * Whether the status resource and the result may be on another origin (scheme, host, port) than
+   * the submit.
+   *
+   * @return whether other origins are allowed
+   */
+  public boolean allowOtherOrigins() {
+    return allowOtherOrigins;
+  }
+
+  /**
    * The poll interval before poll {@code poll} (from 1), before jitter.
    *
    * @param poll the poll's number, from 1
@@ -174,6 +187,7 @@ public final class AsyncOperationPolicy {
     private int maxStatusBodyBytes = 64 * 1024;
     private Duration keyRetention = Duration.ofHours(24);
     private LateResume lateResume = LateResume.WARN;
+    private boolean allowOtherOrigins;
 
     private Builder() {}
 
@@ -285,6 +299,21 @@ public final class AsyncOperationPolicy {
     public Builder keyRetention(Duration keyRetention, LateResume lateResume) {
       this.keyRetention = keyRetention;
       this.lateResume = Objects.requireNonNull(lateResume, "lateResume");
+      return this;
+    }
+
+    /**
+     * Whether to follow a status resource or result location on another origin (scheme, host, port)
+     * than the submit's. Default {@code false}: the server's headers decide where polls go, and the
+     * wrapped client's interceptors add credentials to every poll, so a status URL elsewhere would
+     * send them there; such a wait fails with {@link PollFailedException} (reason
+     * {@code other-origin}). Turn on for APIs that poll another host (some cloud control planes).
+     *
+     * @param allow whether to allow other origins
+     * @return this builder
+     */
+    public Builder allowOtherOrigins(boolean allow) {
+      this.allowOtherOrigins = allow;
       return this;
     }
 

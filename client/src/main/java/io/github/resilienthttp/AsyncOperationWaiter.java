@@ -76,6 +76,7 @@ final class AsyncOperationWaiter {
     startClock(null);
     token = resumed;
     info = infoOf(null, resumed);
+    checkOrigin(resumed.statusUrl().orElseThrow(), resumed.url());
     runtime.listeners().send("asyncOperationAccepted", l -> l.asyncOperationAccepted(info, token));
     // A restarted process wants the status now: the first poll of a resume does not wait.
     return pollLoop(Duration.ZERO, false);
@@ -165,6 +166,7 @@ final class AsyncOperationWaiter {
     info = infoOf(null, resumed);
     runtime.listeners().send("asyncOperationAccepted", l -> l.asyncOperationAccepted(info, token));
     try {
+      checkOrigin(resumed.statusUrl().orElseThrow(), resumed.url());
       schedulePoll(result, Duration.ZERO, false);
     } catch (Throwable t) {
       result.completeExceptionally(t);
@@ -292,6 +294,10 @@ final class AsyncOperationWaiter {
       if (result != null && result.equals(status)) {
         result = null;
       }
+      checkOrigin(status, r.request().url());
+      if (result != null) {
+        checkOrigin(result, r.request().url());
+      }
       token = token.accepted(status, result);
       runtime.listeners().send("asyncOperationAccepted",
           l -> l.asyncOperationAccepted(info, token));
@@ -322,6 +328,7 @@ final class AsyncOperationWaiter {
         case SUCCEEDED: {
           HttpUrl location = status.resultLocation().orElse(token.resultUrl().orElse(null));
           if (policy.fetchResult() && location != null) {
+            checkOrigin(location, token.url());
             return new Next(null, false, location, null);
           }
           keep = true;
@@ -358,6 +365,19 @@ final class AsyncOperationWaiter {
     int n = ++polls;
     runtime.listeners().send("pollScheduled",
         l -> l.pollScheduled(info, n, delay, fromRetryAfter));
+  }
+
+  /** Refuses a status or result URL on another origin than the submit's, unless allowed. */
+  private void checkOrigin(HttpUrl url, HttpUrl submit) throws IOException {
+    if (policy.allowOtherOrigins()) {
+      return;
+    }
+    if (!url.scheme().equals(submit.scheme()) || !url.host().equals(submit.host())
+        || url.port() != submit.port()) {
+      throw new PollFailedException("the server points the wait at another origin ("
+          + url.scheme() + "://" + url.host() + ":" + url.port() + "); allowOtherOrigins(true) to"
+          + " follow it", token, attempts, "other-origin", -1, null);
+    }
   }
 
   /** Fails now, rather than sleeping into the deadline, when the next poll would start after it. */
