@@ -177,4 +177,27 @@ class OutcomeQueryTest {
     assertThatThrownBy(() -> query().graceDelay(Duration.ofMillis(-1)).build())
         .isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void cancellingDuringTheGraceDelayStopsTheQuery() throws Exception {
+    server.script(Submit.CHARGE_THEN_DROP);
+    Operation op = charge(client(TimeSource.system()),
+        query().graceDelay(Duration.ofSeconds(20)).build());
+    java.util.concurrent.CompletableFuture<Throwable> thrown =
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+          try {
+            op.execute().close();
+            return null;
+          } catch (IOException e) {
+            return e;
+          }
+        });
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+        .until(() -> server.submits() == 1);
+    Thread.sleep(100);
+    op.cancel();
+    assertThat(thrown.get(5, TimeUnit.SECONDS)).isInstanceOf(OutcomeUnknownException.class);
+    assertThat(server.lookups()).isZero();
+    assertThat(server.charges("order-42")).isEqualTo(1);
+  }
 }

@@ -53,6 +53,8 @@ public final class Operation {
   private Outbox outbox;
   /** Settles an unknown outcome by asking, when set. */
   private OutcomeQueryPolicy outcomeQuery;
+  /** The step settling this operation's unknown outcome, once it runs: {@link #cancel()} stops it. */
+  private volatile OutcomeQueryStep queryStep;
   /** The kind of the first attempt, when not {@link AttemptKind#FIRST} (polls and queries). */
   private AttemptKind firstAttemptKind;
 
@@ -398,6 +400,10 @@ public final class Operation {
     if (w != null) {
       w.cancel();
     }
+    OutcomeQueryStep q = queryStep;
+    if (q != null) {
+      q.cancel();
+    }
     OperationContext op = context;
     if (op == null) {
       return;
@@ -495,6 +501,13 @@ public final class Operation {
       w.cancel();
     }
     return w;
+  }
+
+  void queryStep(OutcomeQueryStep step) {
+    this.queryStep = step;
+    if (cancelRequested) {
+      step.cancel();
+    }
   }
 
   /** This operation's own deadline, or {@code null} for the retry policy's. */

@@ -16,7 +16,15 @@ import java.util.Objects;
 public record OutboxEntry(ResumeToken token, String reason, Instant parkedAt, int tries,
     Instant dueAt) {
 
-  /** Checks the fields. */
+  /**
+   * Checks the fields.
+   *
+   * @param token the intent's resume token
+   * @param reason why it was parked
+   * @param parkedAt when it was first parked
+   * @param tries how many times a resumer has tried it
+   * @param dueAt when a resumer may next try it
+   */
   public OutboxEntry {
     Objects.requireNonNull(token, "token");
     Objects.requireNonNull(reason, "reason");

@@ -34,6 +34,10 @@ final class OutcomeQueryStep {
   private final boolean keySent;
   private final long deadlineNanos;
   private final OperationInfo info;
+  private volatile boolean canceled;
+  private final CompletableFuture<Void> cancelSignal = new CompletableFuture<>();
+  /** The query or re-send in flight: {@link #cancel()} cancels it. */
+  private volatile Operation current;
 
   private OutcomeQueryStep(ClientRuntime runtime, OutcomeQueryPolicy policy, Operation op) {
     this.runtime = runtime;
@@ -46,6 +50,25 @@ final class OutcomeQueryStep {
     this.info = new OperationInfo(key, keySent,
         keySent || AttemptOutcome.isIdempotentMethod(original.method()), original.method(),
         original.url().host());
+    op.queryStep(this);
+  }
+
+  /** Stops the query or re-send in flight; none starts after this. Thread-safe. */
+  void cancel() {
+    canceled = true;
+    cancelSignal.complete(null);
+    Operation c = current;
+    if (c != null) {
+      c.cancel();
+    }
+  }
+
+  private void checkCanceled(OutcomeUnknownException unknown) throws IOException {
+    if (canceled) {
+      unknown.addSuppressed(new ResilientHttpException("operation canceled before its outcome"
+          + " was settled", key, keySent, unknown.attempts(), "canceled", null));
+      throw unknown;
+    }
   }
 
   static Response execute(ClientRuntime runtime, OutcomeQueryPolicy policy, Operation op, Run first)
@@ -123,7 +146,7 @@ final class OutcomeQueryStep {
       throw unknown;
     }
     try {
-      runtime.timeSource().sleep(grace);
+      runtime.timeSource().sleep(grace, cancelSignal);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       unknown.addSuppressed(e);
@@ -141,6 +164,11 @@ final class OutcomeQueryStep {
     Operation q = new Operation(runtime, policy.query().request(original, key))
         .idempotencyKey(key).sendIdempotencyKey(false).deadline(Duration.ofNanos(remaining));
     q.firstAttemptKind(AttemptKind.QUERY);
+    checkCanceled(unknown);
+    current = q;
+    if (canceled) {
+      q.cancel();
+    }
     Response r;
     try {
       r = q.execute();
@@ -201,6 +229,11 @@ final class OutcomeQueryStep {
     Operation again = new Operation(runtime, original).idempotencyKey(key)
         .sendIdempotencyKey(keySent).deadline(Duration.ofNanos(remaining));
     again.firstAttemptKind(AttemptKind.RETRY);
+    checkCanceled(unknown);
+    current = again;
+    if (canceled) {
+      again.cancel();
+    }
     return again;
   }
 
