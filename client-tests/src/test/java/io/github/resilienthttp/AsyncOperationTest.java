@@ -382,4 +382,23 @@ class AsyncOperationTest {
       }
     }
   }
+
+  @Test
+  void retryAfterIsHonouredOnEveryPollAsync() throws Exception {
+    server = new AsyncJobServer(TimeSource.system())
+        .script(JobScript.succeedsAfterPolls(2).withRetryAfter(Duration.ofSeconds(1)));
+    try (Response r = client(TimeSource.system()).operation(submit())
+        .awaitCompletionAsync(fastPolicy()).get(20, TimeUnit.SECONDS)) {
+      assertThat(r.code()).isEqualTo(200);
+    }
+    List<Seen> seen = server.seen();
+    List<Seen> polls = server.seen("GET", "/status");
+    assertThat(polls).hasSize(3);
+    Duration previous = seen.get(0).at();
+    for (Seen poll : polls) {
+      assertThat(poll.at().minus(previous)).isGreaterThanOrEqualTo(Duration.ofMillis(990));
+      previous = poll.at();
+    }
+    assertThat(events.pollFromRetryAfter).containsOnly(true);
+  }
 }

@@ -95,4 +95,14 @@ class BodyReplayBoundTest {
     }
     assertThat(server.getRequestCount()).isEqualTo(2);
   }
+
+  @Test
+  void aBodyAboveTheBoundIsSentOnceAsync() {
+    server.enqueue(lost());
+    server.enqueue(new MockResponse.Builder().code(201).build());
+    assertThat(client(1_000).operation(upload(2_000)).executeAsync())
+        .failsWithin(Duration.ofSeconds(10)).withThrowableThat().havingCause()
+        .isInstanceOf(OutcomeUnknownException.class);
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
 }

@@ -60,6 +60,9 @@ abstract class JdbcStoreScenarios extends ProcessingStoreContract {
 
   @AfterEach
   void dropTables() throws Exception {
+    if (db == null) {
+      return; // the database was not available: the test was skipped in createTables()
+    }
     execute(db, "DROP TABLE IF EXISTS " + charges);
     execute(db, "DROP TABLE IF EXISTS " + table);
     Collections.reverse(closeLater);
