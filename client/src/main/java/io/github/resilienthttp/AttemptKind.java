@@ -14,5 +14,16 @@ public enum AttemptKind {
    * A hedge: another copy of an idempotent request sent while an earlier attempt is still in
    * flight, because it has not answered within the hedging delay (gRPC proposal A6).
    */
-  HEDGE
+  HEDGE,
+  /**
+   * The first attempt of a poll of an asynchronous operation's status resource, or of the fetch of
+   * its final result ({@link Operation#awaitCompletion(AsyncOperationPolicy)}): load of the wait,
+   * not a retry. A poll that fails transiently is retried; those attempts are {@link #RETRY}.
+   */
+  POLL,
+  /**
+   * The first attempt of an outcome query: a GET asking whether an operation whose outcome was
+   * unknown took effect.
+   */
+  QUERY
 }

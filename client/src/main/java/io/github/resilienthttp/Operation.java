@@ -9,6 +9,7 @@ import io.github.resilienthttp.internal.engine.OperationContext;
 import io.github.resilienthttp.internal.engine.RetryLoop;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import okhttp3.Call;
@@ -46,6 +47,16 @@ public final class Operation {
   private HedgingPolicy hedging;
   private boolean hedgingSet;
   private volatile boolean cancelRequested;
+  /** The wait of {@link #awaitCompletion}, when one runs: {@link #cancel()} stops it. */
+  private volatile AsyncOperationWaiter waiter;
+  /** Where an indefinite outcome is parked, when set. */
+  private Outbox outbox;
+  /** Settles an unknown outcome by asking, when set. */
+  private OutcomeQueryPolicy outcomeQuery;
+  /** The step settling this operation's unknown outcome, once it runs: {@link #cancel()} stops it. */
+  private volatile OutcomeQueryStep queryStep;
+  /** The kind of the first attempt, when not {@link AttemptKind#FIRST} (polls and queries). */
+  private AttemptKind firstAttemptKind;
 
   Operation(ClientRuntime client, Request request) {
     this.client = client;
@@ -112,6 +123,41 @@ public final class Operation {
     Objects.requireNonNull(deadline, "deadline");
     RetryPolicy.Builder.checkRange("deadline", deadline, Duration.ofMillis(1));
     this.deadline = deadline;
+    return this;
+  }
+
+  /**
+   * Parks this operation's intent in {@code outbox} when it ends without a definite outcome (outcome
+   * unknown, retry budget, circuit breaker, bulkhead, deadline, retries exhausted, a wait that
+   * stopped; not a definite failure or a cancel): its {@link ResumeToken} is stored for an
+   * {@link OutboxResumer} to resume later with the same key, a listener event
+   * ({@link OperationListener#operationParked}) and a WARN line say so, and the failure is still
+   * thrown to the caller.
+   *
+   * @param outbox the outbox, or {@code null} for none
+   * @return this operation
+   * @throws IllegalStateException after {@link #execute()}
+   */
+  public Operation parkIndefiniteOutcomes(Outbox outbox) {
+    checkNotExecuted();
+    this.outbox = outbox;
+    return this;
+  }
+
+  /**
+   * Settles an unknown outcome by asking, for a downstream without idempotency keys: when this
+   * operation would end with {@link OutcomeUnknownException}, {@code policy}'s query runs (after its
+   * grace delay, inside the deadline) and its answer decides: found, the query's response is returned
+   * ({@link OutcomeQuery#foundByQuery(Response)}); not found, the request is sent again; cannot tell,
+   * the exception as before. See {@link OutcomeQueryPolicy}, and the race it cannot close.
+   *
+   * @param policy the query policy, or {@code null} for none
+   * @return this operation
+   * @throws IllegalStateException after {@link #execute()}
+   */
+  public Operation outcomeQuery(OutcomeQueryPolicy policy) {
+    checkNotExecuted();
+    this.outcomeQuery = policy;
     return this;
   }
 
@@ -219,6 +265,20 @@ public final class Operation {
    * @throws IllegalStateException when called a second time
    */
   public Response execute() throws IOException {
+    Outbox exit = outbox;
+    Instant started = exit == null ? null : client.timeSource().now();
+    try {
+      OutcomeQueryPolicy query = outcomeQuery;
+      if (query != null) {
+        return OutcomeQueryStep.execute(client, query, this, this::executeAttempts);
+      }
+      return executeAttempts();
+    } catch (IOException e) {
+      throw exit == null ? e : OutboxExit.park(client, exit, this, started, e);
+    }
+  }
+
+  private Response executeAttempts() throws IOException {
     OperationContext op = begin();
     HedgingPolicy policy = hedgingFor(op);
     if (policy != null) {
@@ -271,6 +331,40 @@ public final class Operation {
    * @throws IllegalStateException when the operation was already executed
    */
   public CompletableFuture<Response> executeAsync() {
+    Outbox exit = outbox;
+    OutcomeQueryPolicy query = outcomeQuery;
+    if (exit == null && query == null) {
+      return executeAttemptsAsync();
+    }
+    Instant started = client.timeSource().now();
+    CompletableFuture<Response> run = query != null
+        ? OutcomeQueryStep.executeAsync(client, query, this, this::executeAttemptsAsync)
+        : executeAttemptsAsync();
+    CompletableFuture<Response> out = new CompletableFuture<>();
+    run.whenComplete((r, e) -> {
+      if (e == null) {
+        if (!out.complete(r)) {
+          r.close();
+        }
+        return;
+      }
+      Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+          ? e.getCause() : e;
+      if (exit != null && cause instanceof IOException io) {
+        cause = OutboxExit.park(client, exit, this, started, io);
+      }
+      out.completeExceptionally(cause);
+    });
+    // Cancelling the returned future cancels the operation, as executeAsync()'s own future does.
+    out.whenComplete((r, e) -> {
+      if (out.isCancelled()) {
+        cancel();
+      }
+    });
+    return out;
+  }
+
+  private CompletableFuture<Response> executeAttemptsAsync() {
     OperationContext op = begin();
     HedgingPolicy policy = hedgingFor(op);
     if (policy != null) {
@@ -302,6 +396,14 @@ public final class Operation {
     // The flag first, then the context: begin() publishes the context, then reads the flag, so one
     // of the two always sees the other and no attempt starts after cancel() returned.
     cancelRequested = true;
+    AsyncOperationWaiter w = waiter;
+    if (w != null) {
+      w.cancel();
+    }
+    OutcomeQueryStep q = queryStep;
+    if (q != null) {
+      q.cancel();
+    }
     OperationContext op = context;
     if (op == null) {
       return;
@@ -323,6 +425,99 @@ public final class Operation {
     if (hedged != null) {
       hedged.cancel();
     }
+  }
+
+  /**
+   * Runs the operation and, when the server accepts it for later ({@code 202 Accepted}), waits for it
+   * to finish: finds its status resource ({@link AsyncOperationPolicy#statusLocator()}), polls it
+   * until the {@link AsyncOperationPolicy#statusContract() status contract} reads a terminal state,
+   * and returns the final result (a GET of its location, or the terminal status response). A response
+   * other than {@code 202} is returned as {@link #execute()} would.
+   *
+   * <p>One deadline covers the submit, every poll and the result fetch
+   * ({@link AsyncOperationPolicy#deadline()}, or this operation's); each poll's attempt timeouts shrink
+   * to the time left. {@code Retry-After} is honoured on the {@code 202} and on every poll, never
+   * early. Each poll is an ordinary GET (classified, retried on transient failure such as a
+   * {@code 503}, bounded by the budget and the breaker), reported with {@link AttemptKind#POLL}; the
+   * submit is never re-sent once accepted. {@link #cancel()} stops polling; it does not cancel the
+   * server's job.
+   *
+   * @param policy how to wait
+   * @return the final result, which the caller must close
+   * @throws AsyncOperationFailedException when the operation failed or was cancelled on the server
+   * @throws AsyncOperationDeadlineExceededException when the deadline passed while waiting
+   * @throws PollFailedException when polling stopped without an answer (reason {@code canceled} after
+   *     {@link #cancel()})
+   * @throws AsyncOperationInterruptedException when the waiting thread was interrupted
+   * @throws IOException what {@link #execute()} throws, for the submit
+   * @throws IllegalStateException when called a second time
+   */
+  public Response awaitCompletion(AsyncOperationPolicy policy) throws IOException {
+    AsyncOperationWaiter w = newWaiter(policy);
+    Instant started = client.timeSource().now();
+    try {
+      return w.submitAndWait(this, started);
+    } catch (IOException e) {
+      // The submit's own failures were parked by execute(); the wait's carry a resume token.
+      Outbox exit = outbox;
+      throw exit != null && e instanceof ResumableFailure
+          ? OutboxExit.park(client, exit, this, started, e) : e;
+    }
+  }
+
+  /**
+   * {@link #awaitCompletion(AsyncOperationPolicy)} without holding a thread: polls are
+   * {@link #executeAsync()} operations and waits are scheduled on the client's scheduler. The
+   * exceptions {@code awaitCompletion} throws complete the future exceptionally; cancelling the
+   * future (or {@link #cancel()}) stops polling (not the server's job).
+   *
+   * @param policy how to wait
+   * @return a future of the final result, which the caller must close
+   * @throws IllegalStateException when called a second time
+   */
+  public CompletableFuture<Response> awaitCompletionAsync(AsyncOperationPolicy policy) {
+    AsyncOperationWaiter w = newWaiter(policy);
+    Instant started = client.timeSource().now();
+    Outbox exit = outbox;
+    CompletableFuture<Response> f = w.submitAndWaitAsync(this, started);
+    if (exit != null) {
+      f.whenComplete((r, e) -> {
+        Throwable cause = e instanceof java.util.concurrent.CompletionException
+            && e.getCause() != null ? e.getCause() : e;
+        if (cause instanceof ResumableFailure && cause instanceof IOException io) {
+          OutboxExit.park(client, exit, this, started, io);
+        }
+      });
+    }
+    return f;
+  }
+
+  AsyncOperationWaiter newWaiter(AsyncOperationPolicy policy) {
+    Objects.requireNonNull(policy, "policy");
+    checkNotExecuted();
+    AsyncOperationWaiter w = new AsyncOperationWaiter(client, policy);
+    waiter = w;
+    if (cancelRequested) {
+      w.cancel();
+    }
+    return w;
+  }
+
+  void queryStep(OutcomeQueryStep step) {
+    this.queryStep = step;
+    if (cancelRequested) {
+      step.cancel();
+    }
+  }
+
+  /** This operation's own deadline, or {@code null} for the retry policy's. */
+  Duration deadlineOrNull() {
+    return deadline;
+  }
+
+  /** Reports the first attempt as {@code kind} (a poll or a query) instead of {@link AttemptKind#FIRST}. */
+  void firstAttemptKind(AttemptKind kind) {
+    this.firstAttemptKind = kind;
   }
 
   /** The hedging policy that applies to this operation, or {@code null} when it is not hedged. */
@@ -374,6 +569,9 @@ public final class Operation {
       key = client.newKey();
     }
     OperationContext op = OperationContext.create(client, request, key, keySent, deadline, false);
+    if (firstAttemptKind != null) {
+      op.firstAttemptKind = firstAttemptKind;
+    }
     context = op;
     if (cancelRequested) {
       op.cancel();

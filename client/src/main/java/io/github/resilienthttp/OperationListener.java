@@ -138,4 +138,76 @@ public interface OperationListener {
    * @param result how it ended
    */
   default void operationEnded(OperationInfo operation, OperationResult result) {}
+
+  /**
+   * The server accepted an asynchronous operation ({@code 202}) and the SDK will poll its status
+   * resource ({@link Operation#awaitCompletion(AsyncOperationPolicy)}), or a resume continues the wait.
+   * Store {@code token} ({@link ResumeToken#toText()}) to continue after a crash.
+   *
+   * @param operation the submit
+   * @param token the resume token
+   */
+  default void asyncOperationAccepted(OperationInfo operation, ResumeToken token) {}
+
+  /**
+   * Poll {@code poll} of an asynchronous operation's status will start after {@code delay}. Each poll
+   * is a GET operation of its own, whose first attempt is reported with {@link AttemptKind#POLL}.
+   *
+   * @param operation the submit
+   * @param poll the poll's number, from 1
+   * @param delay the wait before it
+   * @param fromRetryAfter whether the delay is the server's {@code Retry-After}
+   */
+  default void pollScheduled(OperationInfo operation, int poll, Duration delay,
+      boolean fromRetryAfter) {}
+
+  /**
+   * Poll {@code poll} read the asynchronous operation's status.
+   *
+   * @param operation the submit
+   * @param poll the poll's number, from 1
+   * @param status what the status contract read
+   */
+  default void pollCompleted(OperationInfo operation, int poll, PollStatus status) {}
+
+  /**
+   * A resume found its key older than the configured key retention: the server may have forgotten it,
+   * so that a re-submit may run the work again. Also logged at WARN.
+   *
+   * @param operation the resumed operation
+   * @param token the token
+   * @param keyAge how old the key is
+   * @param refused whether the resume was refused ({@link KeyRetentionExceededException}) or went on
+   */
+  default void keyRetentionExceeded(OperationInfo operation, ResumeToken token, Duration keyAge,
+      boolean refused) {}
+
+  /**
+   * An outcome query ({@link Operation#outcomeQuery(OutcomeQueryPolicy)}) answered, or could not
+   * (then {@code CANNOT_TELL}). The query's own attempts are reported with {@link AttemptKind#QUERY}.
+   *
+   * @param operation the operation whose outcome was unknown
+   * @param answer what the query said
+   */
+  default void outcomeQueried(OperationInfo operation, OutcomeQuery.Answer answer) {}
+
+  /**
+   * An operation ended without a definite outcome and its intent was parked in an {@link Outbox}
+   * ({@link Operation#parkIndefiniteOutcomes(Outbox)}). Its failure is still thrown to the caller.
+   *
+   * @param operation the operation
+   * @param entry what was parked
+   */
+  default void operationParked(OperationInfo operation, OutboxEntry entry) {}
+
+  /**
+   * An {@link OutboxResumer} tried a parked intent.
+   *
+   * @param operation the intent
+   * @param entry the entry as it was before this try
+   * @param outcome {@code resumed} (done; removed), {@code failed} (a definite failure; removed),
+   *     {@code rescheduled} (still open; due again later), {@code abandoned} (out of tries or not
+   *     safe to re-send; removed, for manual handling)
+   */
+  default void parkedOperationTried(OperationInfo operation, OutboxEntry entry, String outcome) {}
 }

@@ -116,6 +116,121 @@ public final class ResilientHttpClient {
   }
 
   /**
+   * Continues waiting for an accepted asynchronous operation from its {@link ResumeToken} (from
+   * {@link ResumableFailure#resumeToken()}, {@link OperationListener#asyncOperationAccepted}, or
+   * {@link ResumeToken#parse(String)} in a restarted process), as
+   * {@link Operation#awaitCompletion(AsyncOperationPolicy)} would: the first poll starts at once, and
+   * the deadline ({@link AsyncOperationPolicy#deadline()}, or the retry policy's) starts now. Polls
+   * carry no header of the original request: credentials come from the wrapped client's
+   * interceptors. A key older than {@link AsyncOperationPolicy#keyRetention()} is warned about or
+   * refused first.
+   *
+   * @param token an accepted operation's token ({@link ResumeToken#isAccepted()})
+   * @param policy how to wait
+   * @return the final result, which the caller must close
+   * @throws KeyRetentionExceededException when the key is too old and the policy refuses
+   * @throws IllegalArgumentException when the token was not accepted: re-submit with
+   *     {@link #resume(ResumeToken, Request, AsyncOperationPolicy)}
+   * @throws java.io.IOException as {@link Operation#awaitCompletion(AsyncOperationPolicy)}
+   */
+  public okhttp3.Response resume(ResumeToken token, AsyncOperationPolicy policy) throws java.io.IOException {
+    checkAccepted(token);
+    AsyncOperationWaiter.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
+    return new AsyncOperationWaiter(runtime, policy).resumeWait(token);
+  }
+
+  /**
+   * Continues an intent from its {@link ResumeToken}: an accepted one is waited for
+   * ({@link #resume(ResumeToken, AsyncOperationPolicy)}, {@code request} unused); one that was not
+   * (or whose acceptance was never seen) is re-submitted with the token's key, so that a server that
+   * keeps keys answers with the first outcome instead of doing the work twice, and then waited for.
+   *
+   * @param token the token
+   * @param request the original request, with its body (the token holds none); same method and URL
+   * @param policy how to wait
+   * @return the final result, which the caller must close
+   * @throws KeyRetentionExceededException when the key is too old and the policy refuses
+   * @throws IllegalArgumentException when {@code request} is not the token's, or re-submitting is
+   *     not safe (no key was sent and the method is not idempotent)
+   * @throws java.io.IOException as {@link Operation#awaitCompletion(AsyncOperationPolicy)}
+   */
+  public okhttp3.Response resume(ResumeToken token, Request request, AsyncOperationPolicy policy)
+      throws java.io.IOException {
+    if (token.isAccepted()) {
+      return resume(token, policy);
+    }
+    Operation op = resubmission(token, request);
+    AsyncOperationWaiter.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
+    return op.newWaiter(policy).submitAndWait(op, token.keyCreatedAt());
+  }
+
+  /**
+   * {@link #resume(ResumeToken, AsyncOperationPolicy)} without holding a thread.
+   *
+   * @param token an accepted operation's token
+   * @param policy how to wait
+   * @return a future of the final result; cancelling it stops polling
+   * @throws IllegalArgumentException when the token was not accepted
+   */
+  public java.util.concurrent.CompletableFuture<okhttp3.Response> resumeAsync(ResumeToken token,
+      AsyncOperationPolicy policy) {
+    checkAccepted(token);
+    try {
+      AsyncOperationWaiter.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
+    } catch (KeyRetentionExceededException e) {
+      return java.util.concurrent.CompletableFuture.failedFuture(e);
+    }
+    return new AsyncOperationWaiter(runtime, policy).resumeWaitAsync(token);
+  }
+
+  /**
+   * {@link #resume(ResumeToken, Request, AsyncOperationPolicy)} without holding a thread.
+   *
+   * @param token the token
+   * @param request the original request, with its body
+   * @param policy how to wait
+   * @return a future of the final result; cancelling it stops polling
+   * @throws IllegalArgumentException as the blocking variant
+   */
+  public java.util.concurrent.CompletableFuture<okhttp3.Response> resumeAsync(ResumeToken token,
+      Request request, AsyncOperationPolicy policy) {
+    if (token.isAccepted()) {
+      return resumeAsync(token, policy);
+    }
+    Operation op = resubmission(token, request);
+    try {
+      AsyncOperationWaiter.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
+    } catch (KeyRetentionExceededException e) {
+      return java.util.concurrent.CompletableFuture.failedFuture(e);
+    }
+    return op.newWaiter(policy).submitAndWaitAsync(op, token.keyCreatedAt());
+  }
+
+  private static void checkAccepted(ResumeToken token) {
+    if (!Objects.requireNonNull(token, "token").isAccepted()) {
+      throw new IllegalArgumentException("the token's operation was not accepted (no status"
+          + " resource): re-submit it with resume(token, request, policy)");
+    }
+  }
+
+  private Operation resubmission(ResumeToken token, Request request) {
+    Objects.requireNonNull(request, "request");
+    if (!request.method().equals(token.method()) || !request.url().equals(token.url())) {
+      throw new IllegalArgumentException("the request is not the token's (" + token.method() + " "
+          + token.url().redact() + ")");
+    }
+    if (!token.idempotencyKeySent() && !AttemptOutcome.isIdempotentMethod(token.method())) {
+      throw new IllegalArgumentException("re-submitting is not safe: no idempotency key was sent"
+          + " and " + token.method() + " is not idempotent");
+    }
+    Operation op = operation(request).idempotencyKey(token.idempotencyKey());
+    if (!token.idempotencyKeySent()) {
+      op.sendIdempotencyKey(false);
+    }
+    return op;
+  }
+
+  /**
    * A builder with this client's settings, to derive a differently configured client. The derived
    * client shares this one's retry budget and circuit breakers (they are runtime state), but gets its
    * own bulkhead.

@@ -22,7 +22,19 @@ import java.util.Optional;
  *     <td>1 ms..24 h</td></tr>
  * <tr><td>{@link Builder#maxRetryAfter(Duration) maxRetryAfter}: the longest {@code Retry-After} the
  *     SDK waits for</td><td>60 s</td><td>0..24 h</td></tr>
+ * <tr><td>{@link Builder#maxReplayableBodyBytes(long) maxReplayableBodyBytes}: the largest request
+ *     body that may be sent more than once</td><td>8 MiB</td><td>0..</td></tr>
  * </table>
+ *
+ * <p>Request scope: a body longer than {@code maxReplayableBodyBytes} is sent once, as if it were
+ * {@link okhttp3.RequestBody#isOneShot() one-shot}: an attempt that failed before sending it is
+ * retried, one that may have reached the server ends with {@link OutcomeUnknownException} instead
+ * of a re-upload. Why: each retry sends the whole body again, so retries of large uploads multiply
+ * the bandwidth and the server's work, and an upload that failed mid-way under a deadline is likely
+ * to fail again the same way; a large upload is better resumed by the application (or a resumable
+ * upload protocol) than repeated blindly. 8 MiB keeps ordinary JSON and form requests retryable. A
+ * body of unknown length ({@code contentLength() == -1}, streamed) is not bounded: the SDK does not
+ * buffer bodies to measure them.
  *
  * <p>Waits: before retry {@code n} the SDK waits {@code backoff.delay(n)}, or the server's
  * {@code Retry-After} (RFC 9110 §10.2.3) when that is longer, so a retry never starts before the
@@ -43,6 +55,7 @@ public final class RetryPolicy {
   private final Duration deadline;
   private final Duration attemptTimeout;
   private final Duration maxRetryAfter;
+  private final long maxReplayableBodyBytes;
 
   private RetryPolicy(Builder b) {
     this.maxAttempts = b.maxAttempts;
@@ -50,6 +63,7 @@ public final class RetryPolicy {
     this.deadline = b.deadline;
     this.attemptTimeout = b.attemptTimeout;
     this.maxRetryAfter = b.maxRetryAfter;
+    this.maxReplayableBodyBytes = b.maxReplayableBodyBytes;
   }
 
   /**
@@ -75,6 +89,7 @@ public final class RetryPolicy {
     Builder b = new Builder()
         .maxAttempts(maxAttempts).backoff(backoff).deadline(deadline).maxRetryAfter(maxRetryAfter);
     b.attemptTimeout = attemptTimeout;
+    b.maxReplayableBodyBytes = maxReplayableBodyBytes;
     return b;
   }
 
@@ -119,10 +134,20 @@ public final class RetryPolicy {
     return maxRetryAfter;
   }
 
+  /**
+   * The largest request body, in bytes, that may be sent more than once (see the class comment).
+   *
+   * @return the largest request body that may be sent more than once
+   */
+  public long maxReplayableBodyBytes() {
+    return maxReplayableBodyBytes;
+  }
+
   @Override
   public String toString() {
     return "RetryPolicy{maxAttempts=" + maxAttempts + ", backoff=" + backoff + ", deadline="
-        + deadline + ", attemptTimeout=" + attemptTimeout + ", maxRetryAfter=" + maxRetryAfter + "}";
+        + deadline + ", attemptTimeout=" + attemptTimeout + ", maxRetryAfter=" + maxRetryAfter
+        + ", maxReplayableBodyBytes=" + maxReplayableBodyBytes + "}";
   }
 
   /** Builds a {@link RetryPolicy}; validates everything in {@link #build()}. Not thread-safe. */
@@ -132,6 +157,7 @@ public final class RetryPolicy {
     private Duration deadline = Duration.ofSeconds(30);
     private Duration attemptTimeout;
     private Duration maxRetryAfter = Duration.ofSeconds(60);
+    private long maxReplayableBodyBytes = 8L * 1024 * 1024;
 
     private Builder() {}
 
@@ -191,6 +217,18 @@ public final class RetryPolicy {
     }
 
     /**
+     * The largest request body that may be sent more than once; a longer one is sent once (see the
+     * class comment). Default 8 MiB.
+     *
+     * @param maxReplayableBodyBytes 0 (every body is sent once) or more
+     * @return this builder
+     */
+    public Builder maxReplayableBodyBytes(long maxReplayableBodyBytes) {
+      this.maxReplayableBodyBytes = maxReplayableBodyBytes;
+      return this;
+    }
+
+    /**
      * Builds the policy.
      *
      * @return the policy
@@ -205,6 +243,10 @@ public final class RetryPolicy {
         checkRange("attemptTimeout", attemptTimeout, Duration.ofMillis(1));
       }
       checkRange("maxRetryAfter", maxRetryAfter, Duration.ZERO);
+      if (maxReplayableBodyBytes < 0) {
+        throw new IllegalArgumentException(
+            "maxReplayableBodyBytes must be at least 0 but was " + maxReplayableBodyBytes);
+      }
       return new RetryPolicy(this);
     }
 

@@ -43,6 +43,16 @@ public final class Listeners {
     }
   }
 
+  /**
+   * Sends an event that the engine does not make itself (an asynchronous operation's wait), with the
+   * same guard as the others: a listener that throws is logged and ignored.
+   */
+  public void send(String name, java.util.function.Consumer<OperationListener> event) {
+    if (!listeners.isEmpty()) {
+      each(name, event::accept);
+    }
+  }
+
   void operationStarted(OperationContext op) {
     if (!listeners.isEmpty()) {
       each("operationStarted", l -> l.operationStarted(op.info()));

@@ -61,6 +61,12 @@ public final class OperationContext implements Supplier<String> {
   /** The value of every call tag of this operation, made once rather than per call. */
   private final Function0<OperationContext> asTag = () -> this;
   private volatile OperationInfo info;
+  /**
+   * The kind of this operation's first attempt: {@link AttemptKind#FIRST}, or {@link AttemptKind#POLL}
+   * / {@link AttemptKind#QUERY} for the GETs an asynchronous operation's waiter sends. Set once,
+   * before the first attempt.
+   */
+  public volatile AttemptKind firstAttemptKind = AttemptKind.FIRST;
   private volatile boolean canceled;
   private volatile CompletableFuture<Void> cancelSignal;
   /** The one OkHttp call of a plain call: cancelling it cancels the operation. */

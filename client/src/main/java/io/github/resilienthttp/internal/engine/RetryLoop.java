@@ -86,9 +86,19 @@ public final class RetryLoop {
     this.client = op.client;
     this.request = request;
     RequestBody body = request.body();
-    this.oneShot = body != null && body.isOneShot();
+    // A body above the policy's replay bound is sent once, like a one-shot body (RetryPolicy).
+    this.oneShot = body != null
+        && (body.isOneShot() || contentLength(body) > client.retryPolicy().maxReplayableBodyBytes());
     this.target = client.circuitBreakers() == null
         ? null : client.circuitBreakers().forUrl(request.url());
+  }
+
+  private static long contentLength(RequestBody body) {
+    try {
+      return body.contentLength();
+    } catch (IOException e) {
+      return -1; // unknown: not bounded
+    }
   }
 
   /**
@@ -195,7 +205,7 @@ public final class RetryLoop {
    */
   Attempt startAttempt(long remainingNanos) {
     retryTokenHeld = false; // the retry it paid for happens now
-    current = op.startAttempt(op.attempts() == 0 ? AttemptKind.FIRST : AttemptKind.RETRY,
+    current = op.startAttempt(op.attempts() == 0 ? op.firstAttemptKind : AttemptKind.RETRY,
         remainingNanos, permits);
     attempt = current.number();
     if (attempt == 1) {

@@ -1,0 +1,461 @@
+package io.github.resilienthttp;
+
+import io.github.resilienthttp.internal.engine.ClientRuntime;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import okhttp3.HttpUrl;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Waits for one asynchronous operation: submits it (or resumes from a token), then polls its status
+ * resource until the {@link StatusContract} reads a terminal state, under one deadline, and fetches
+ * the result. Each poll and the result fetch are GET {@link Operation}s of their own (classified,
+ * retried on transient failure, bounded by the budget, the breaker and the bulkhead), whose deadline
+ * is the time left and whose first attempt is an {@link AttemptKind#POLL}; they carry the submit's key
+ * for correlation in listeners but never send it. The submit is never re-sent once accepted.
+ *
+ * <p>One waiter per wait; {@link #cancel()} is thread-safe. Not API.
+ */
+final class AsyncOperationWaiter {
+  private static final Logger log = LoggerFactory.getLogger(AsyncOperationWaiter.class);
+  /** A poll needs at least this much time left (the engine's own floor for an attempt). */
+  private static final long MIN_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+  private final ClientRuntime runtime;
+  private final AsyncOperationPolicy policy;
+  private final TimeSource time;
+  private final CompletableFuture<Void> cancelSignal = new CompletableFuture<>();
+  private long deadlineNanos;
+  private OperationInfo info;
+  private ResumeToken token;
+  private int polls;
+  private volatile int attempts;
+  private volatile boolean canceled;
+  private volatile Operation current;
+  private volatile ScheduledFuture<?> scheduled;
+
+  AsyncOperationWaiter(ClientRuntime runtime, AsyncOperationPolicy policy) {
+    this.runtime = runtime;
+    this.policy = policy;
+    this.time = runtime.timeSource();
+  }
+
+  /** What comes after a poll: wait and poll again, fetch the result, or return a response. */
+  private record Next(Duration delay, boolean fromRetryAfter, HttpUrl fetch, Response done) {}
+
+  // ---------------------------------------------------------------- blocking
+
+  Response submitAndWait(Operation submit, Instant keyCreatedAt) throws IOException {
+    startClock(submit.deadlineOrNull());
+    submit.deadline(Duration.ofNanos(Math.max(MIN_POLL_NANOS, remainingNanos())));
+    Instant created = keyCreatedAt != null ? keyCreatedAt : time.now();
+    current = submit;
+    Response r = submit.execute();
+    attempts += submit.attempts();
+    token = ResumeToken.forSubmit(submit.request().method(), submit.request().url(),
+        submit.idempotencyKey(), submit.idempotencyKeySent(), created);
+    info = infoOf(submit.request(), token);
+    if (r.code() != 202) {
+      return r; // finished at once (or failed for good): nothing to wait for
+    }
+    Duration first = accept(r);
+    return pollLoop(first, retryAfterOf(r, first));
+  }
+
+  Response resumeWait(ResumeToken resumed) throws IOException {
+    startClock(null);
+    token = resumed;
+    info = infoOf(null, resumed);
+    checkOrigin(resumed.statusUrl().orElseThrow(), resumed.url());
+    runtime.listeners().send("asyncOperationAccepted", l -> l.asyncOperationAccepted(info, token));
+    // A restarted process wants the status now: the first poll of a resume does not wait.
+    return pollLoop(Duration.ZERO, false);
+  }
+
+  private Response pollLoop(Duration firstDelay, boolean fromRetryAfter) throws IOException {
+    Duration delay = firstDelay;
+    boolean serverDelay = fromRetryAfter;
+    while (true) {
+      beforePoll(delay, serverDelay);
+      try {
+        time.sleep(delay, cancelSignal);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AsyncOperationInterruptedException(token, attempts, e);
+      }
+      checkCanceled();
+      Next next = afterPoll(get(token.statusUrl().orElseThrow()));
+      if (next.done() != null) {
+        return next.done();
+      } else if (next.fetch() != null) {
+        checkDeadline(Duration.ZERO);
+        return get(next.fetch());
+      }
+      delay = next.delay();
+      serverDelay = next.fromRetryAfter();
+    }
+  }
+
+  /** One GET operation for a poll or the result fetch, with the time left as its deadline. */
+  private Response get(HttpUrl url) throws IOException {
+    Operation op = pollOperation(url);
+    try {
+      return op.execute();
+    } catch (IOException e) {
+      throw wrap(e, -1);
+    } finally {
+      attempts += op.attempts();
+    }
+  }
+
+  // ---------------------------------------------------------------- non-blocking
+
+  /** The future of an async wait: cancelling it stops polling. */
+  private final class WaitFuture extends CompletableFuture<Response> {
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      boolean done = super.cancel(mayInterruptIfRunning);
+      AsyncOperationWaiter.this.cancel();
+      return done;
+    }
+  }
+
+  CompletableFuture<Response> submitAndWaitAsync(Operation submit, Instant keyCreatedAt) {
+    WaitFuture result = new WaitFuture();
+    startClock(submit.deadlineOrNull());
+    submit.deadline(Duration.ofNanos(Math.max(MIN_POLL_NANOS, remainingNanos())));
+    Instant created = keyCreatedAt != null ? keyCreatedAt : time.now();
+    current = submit;
+    submit.executeAsync().whenComplete((r, e) -> {
+      attempts += submit.attempts();
+      token = ResumeToken.forSubmit(submit.request().method(), submit.request().url(),
+          submit.idempotencyKey(), submit.idempotencyKeySent(), created);
+      info = infoOf(submit.request(), token);
+      if (e != null) {
+        result.completeExceptionally(unwrap(e));
+        return;
+      }
+      if (r.code() != 202) {
+        complete(result, r);
+        return;
+      }
+      try {
+        Duration first = accept(r);
+        schedulePoll(result, first, retryAfterOf(r, first));
+      } catch (Throwable t) {
+        result.completeExceptionally(t);
+      }
+    });
+    return result;
+  }
+
+  CompletableFuture<Response> resumeWaitAsync(ResumeToken resumed) {
+    WaitFuture result = new WaitFuture();
+    startClock(null);
+    token = resumed;
+    info = infoOf(null, resumed);
+    runtime.listeners().send("asyncOperationAccepted", l -> l.asyncOperationAccepted(info, token));
+    try {
+      checkOrigin(resumed.statusUrl().orElseThrow(), resumed.url());
+      schedulePoll(result, Duration.ZERO, false);
+    } catch (Throwable t) {
+      result.completeExceptionally(t);
+    }
+    return result;
+  }
+
+  private void schedulePoll(CompletableFuture<Response> result, Duration delay,
+      boolean fromRetryAfter) throws IOException {
+    beforePoll(delay, fromRetryAfter);
+    scheduled = runtime.scheduler().schedule(() -> startPoll(result), delay.toNanos(),
+        TimeUnit.NANOSECONDS);
+    if (canceled) {
+      scheduled.cancel(false);
+    }
+  }
+
+  private void startPoll(CompletableFuture<Response> result) {
+    try {
+      checkCanceled();
+      getAsync(token.statusUrl().orElseThrow()).whenComplete((pr, e) -> {
+        if (e != null) {
+          result.completeExceptionally(e);
+          return;
+        }
+        try {
+          Next next = afterPoll(pr);
+          if (next.done() != null) {
+            complete(result, next.done());
+          } else if (next.fetch() != null) {
+            checkDeadline(Duration.ZERO);
+            getAsync(next.fetch()).whenComplete((fr, fe) -> {
+              if (fe != null) {
+                result.completeExceptionally(fe);
+              } else {
+                complete(result, fr);
+              }
+            });
+          } else {
+            schedulePoll(result, next.delay(), next.fromRetryAfter());
+          }
+        } catch (Throwable t) {
+          result.completeExceptionally(t);
+        }
+      });
+    } catch (Throwable t) {
+      result.completeExceptionally(t);
+    }
+  }
+
+  private CompletableFuture<Response> getAsync(HttpUrl url) throws IOException {
+    Operation op = pollOperation(url);
+    return op.executeAsync().handle((r, e) -> {
+      attempts += op.attempts();
+      if (e != null) {
+        Throwable cause = unwrap(e);
+        throw new CompletionException(cause instanceof IOException io ? wrap(io, -1) : cause);
+      }
+      return r;
+    }).exceptionallyCompose(e -> CompletableFuture.failedFuture(unwrap(e)));
+  }
+
+  /** Completes {@code result}, closing {@code r} when the wait was cancelled meanwhile. */
+  private static void complete(CompletableFuture<Response> result, Response r) {
+    if (!result.complete(r)) {
+      r.close();
+    }
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    while ((e instanceof CompletionException || e instanceof ExecutionException)
+        && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
+  }
+
+  // ---------------------------------------------------------------- shared steps
+
+  /** Stops polling: no poll starts after this, and the one in flight is cancelled. */
+  void cancel() {
+    if (canceled) {
+      return; // once: the submit's own cancel() calls back here
+    }
+    canceled = true;
+    cancelSignal.complete(null);
+    Operation op = current;
+    if (op != null) {
+      op.cancel();
+    }
+    Future<?> f = scheduled;
+    if (f != null) {
+      f.cancel(false);
+    }
+  }
+
+  private void startClock(Duration operationDeadline) {
+    Duration d = policy.deadline().orElse(
+        operationDeadline != null ? operationDeadline : runtime.retryPolicy().deadline());
+    deadlineNanos = time.nanoTime() + d.toNanos();
+  }
+
+  private long remainingNanos() {
+    return deadlineNanos - time.nanoTime();
+  }
+
+  private static OperationInfo infoOf(Request submit, ResumeToken token) {
+    return new OperationInfo(token.idempotencyKey(), token.idempotencyKeySent(),
+        token.idempotencyKeySent() || AttemptOutcome.isIdempotentMethod(token.method()),
+        token.method(), (submit != null ? submit.url() : token.url()).host());
+  }
+
+  /** Reads the {@code 202}: the status resource, the result's location; returns the first delay. */
+  private Duration accept(Response r) throws IOException {
+    String body;
+    try (r) {
+      body = r.peekBody(policy.maxStatusBodyBytes()).string();
+      HttpUrl status = policy.statusLocator().locate(r, body);
+      if (status == null) {
+        throw new PollFailedException("202 Accepted without a status resource the locator finds",
+            token, attempts, "no-status-resource", 202, null);
+      }
+      String location = r.header("Location");
+      HttpUrl result = location == null ? null : r.request().url().resolve(location);
+      if (result != null && result.equals(status)) {
+        result = null;
+      }
+      checkOrigin(status, r.request().url());
+      if (result != null) {
+        checkOrigin(result, r.request().url());
+      }
+      token = token.accepted(status, result);
+      runtime.listeners().send("asyncOperationAccepted",
+          l -> l.asyncOperationAccepted(info, token));
+      return delayAfter(r, 1);
+    }
+  }
+
+  /** Reads one poll: what comes next. Closes {@code poll} unless it is the result. */
+  private Next afterPoll(Response poll) throws IOException {
+    boolean keep = false;
+    try {
+      checkCanceled();
+      String body = poll.peekBody(policy.maxStatusBodyBytes()).string();
+      PollStatus status = policy.statusContract().classify(poll, body);
+      int n = polls;
+      if (status == null) {
+        boolean ok = poll.isSuccessful();
+        throw new PollFailedException(ok ? "the status contract cannot read poll " + n
+            : "poll " + n + " answered " + poll.code(), token, attempts,
+            ok ? "unrecognized-status" : "poll-status-" + poll.code(), poll.code(), null);
+      }
+      runtime.listeners().send("pollCompleted", l -> l.pollCompleted(info, n, status));
+      switch (status.state()) {
+        case RUNNING: {
+          Duration delay = delayAfter(poll, n + 1);
+          return new Next(delay, retryAfterOf(poll, delay), null, null);
+        }
+        case SUCCEEDED: {
+          HttpUrl location = status.resultLocation().orElse(token.resultUrl().orElse(null));
+          if (policy.fetchResult() && location != null) {
+            checkOrigin(location, token.url());
+            return new Next(null, false, location, null);
+          }
+          keep = true;
+          return new Next(null, false, null, poll);
+        }
+        default:
+          throw new AsyncOperationFailedException(token, attempts, status.state(), poll.code(),
+              status.details());
+      }
+    } finally {
+      if (!keep) {
+        poll.close();
+      }
+    }
+  }
+
+  /** The wait before poll {@code poll}: the interval with jitter, or the server's longer Retry-After. */
+  private Duration delayAfter(Response r, int poll) {
+    Duration base = policy.baseInterval(poll);
+    long jitterNanos = (long) (base.toNanos() * policy.jitter() * runtime.random().nextDouble());
+    Duration picked = base.plusNanos(jitterNanos);
+    Duration server = RetryAfter.parse(r.header("Retry-After"), time.now()).orElse(null);
+    return server != null && server.compareTo(picked) > 0 ? server : picked;
+  }
+
+  private boolean retryAfterOf(Response r, Duration delay) {
+    Duration server = RetryAfter.parse(r.header("Retry-After"), time.now()).orElse(null);
+    return server != null && server.equals(delay);
+  }
+
+  private void beforePoll(Duration delay, boolean fromRetryAfter) throws IOException {
+    checkCanceled();
+    checkDeadline(delay);
+    int n = ++polls;
+    runtime.listeners().send("pollScheduled",
+        l -> l.pollScheduled(info, n, delay, fromRetryAfter));
+  }
+
+  /** Refuses a status or result URL on another origin than the submit's, unless allowed. */
+  private void checkOrigin(HttpUrl url, HttpUrl submit) throws IOException {
+    if (policy.allowOtherOrigins()) {
+      return;
+    }
+    if (!url.scheme().equals(submit.scheme()) || !url.host().equals(submit.host())
+        || url.port() != submit.port()) {
+      throw new PollFailedException("the server points the wait at another origin ("
+          + url.scheme() + "://" + url.host() + ":" + url.port() + "); allowOtherOrigins(true) to"
+          + " follow it", token, attempts, "other-origin", -1, null);
+    }
+  }
+
+  /** Fails now, rather than sleeping into the deadline, when the next poll would start after it. */
+  private void checkDeadline(Duration delay) throws IOException {
+    if (remainingNanos() - delay.toNanos() < MIN_POLL_NANOS) {
+      throw new AsyncOperationDeadlineExceededException(delay.isZero()
+          ? "deadline passed while waiting for the asynchronous operation"
+          : "the next poll (in " + delay + ") could only start after the deadline", token,
+          attempts, null);
+    }
+  }
+
+  private void checkCanceled() throws IOException {
+    if (canceled) {
+      throw new PollFailedException("wait canceled (the server's job is not)", token, attempts,
+          "canceled", -1, null);
+    }
+  }
+
+  private Operation pollOperation(HttpUrl url) throws IOException {
+    long remaining = remainingNanos();
+    if (remaining < MIN_POLL_NANOS) {
+      checkDeadline(Duration.ZERO);
+    }
+    Request get = new Request.Builder().url(url).get().build();
+    Operation op = new Operation(runtime, get)
+        .idempotencyKey(token.idempotencyKey())
+        .sendIdempotencyKey(false)
+        .deadline(Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), remaining)));
+    op.firstAttemptKind(AttemptKind.POLL);
+    current = op;
+    if (canceled) {
+      op.cancel();
+    }
+    return op;
+  }
+
+  /** A poll's failure as the wait's: typed, with the resume token. */
+  private IOException wrap(IOException e, int status) {
+    if (e instanceof ResumableFailure) {
+      return e;
+    } else if (e instanceof DeadlineExceededException) {
+      return new AsyncOperationDeadlineExceededException("deadline passed during a poll", token,
+          attempts, e);
+    } else if (e instanceof OperationInterruptedException) {
+      return new AsyncOperationInterruptedException(token, attempts, e);
+    }
+    String reason = e instanceof OperationFailure f ? f.reason() : "poll-failed";
+    if (canceled) {
+      reason = "canceled";
+    }
+    return new PollFailedException("poll failed: " + e.getMessage(), token, attempts, reason,
+        e instanceof OutcomeUnknownException u ? u.statusCode() : status, e);
+  }
+
+  /**
+   * Checks {@code token}'s key against the key retention: warns (listener event, log) or refuses.
+   *
+   * @throws KeyRetentionExceededException when refused
+   */
+  static void checkKeyAge(ClientRuntime runtime, AsyncOperationPolicy policy, ResumeToken token)
+      throws KeyRetentionExceededException {
+    Duration retention = policy.keyRetention().orElse(null);
+    if (retention == null) {
+      return;
+    }
+    Duration age = Duration.between(token.keyCreatedAt(), runtime.timeSource().now());
+    if (age.compareTo(retention) <= 0) {
+      return;
+    }
+    boolean refuse = policy.lateResume() == AsyncOperationPolicy.LateResume.REFUSE;
+    OperationInfo info = infoOf(null, token);
+    runtime.listeners().send("keyRetentionExceeded",
+        l -> l.keyRetentionExceeded(info, token, age, refuse));
+    log.warn("resuming {}: its key is {} old, past the key retention of {}; the server may have"
+        + " forgotten it{}", token, age, retention, refuse ? " (refused)" : "");
+    if (refuse) {
+      throw new KeyRetentionExceededException(token, age, retention);
+    }
+  }
+}

@@ -1,0 +1,64 @@
+package io.github.resilienthttp;
+
+import io.github.resilienthttp.internal.engine.ClientRuntime;
+import java.io.IOException;
+import java.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Parks the intent of an operation that ended without a definite outcome in its {@link Outbox}
+ * ({@link Operation#parkIndefiniteOutcomes(Outbox)}), and says so: a listener event and a log line,
+ * so that nothing is dropped silently. Not API.
+ */
+final class OutboxExit {
+  private static final Logger log = LoggerFactory.getLogger(OutboxExit.class);
+
+  private OutboxExit() {}
+
+  /**
+   * Whether {@code e} leaves the intent open: it may have happened, or did not happen for a reason
+   * that passes (budget, breaker, bulkhead, deadline, network). A definite failure (the server said
+   * no, the asynchronous job failed, a cancel by the caller) is not parked.
+   */
+  static boolean indefinite(IOException e) {
+    if (e instanceof AsyncOperationFailedException || e instanceof KeyRetentionExceededException) {
+      return false;
+    }
+    if (e instanceof OperationFailure f && f.reason().equals("canceled")) {
+      return false;
+    }
+    return e instanceof OutcomeUnknownException || e instanceof DeadlineExceededException
+        || e instanceof RetryBudgetExhaustedException || e instanceof CircuitBreakerOpenException
+        || e instanceof BulkheadFullException || e instanceof RetriesExhaustedException
+        || e instanceof PollFailedException || e instanceof OperationInterruptedException;
+  }
+
+  /** Parks {@code e}'s intent when it is indefinite; returns {@code e} to be thrown. */
+  static IOException park(ClientRuntime runtime, Outbox outbox, Operation op, Instant keyCreatedAt,
+      IOException e) {
+    if (!indefinite(e)) {
+      return e;
+    }
+    ResumeToken token = ResumableFailure.of(e).orElseGet(() -> ResumeToken.forSubmit(
+        op.request().method(), op.request().url(), op.idempotencyKey(), op.idempotencyKeySent(),
+        keyCreatedAt));
+    String reason = e instanceof OperationFailure f ? f.reason() : "unknown";
+    Instant now = runtime.timeSource().now();
+    OutboxEntry entry = new OutboxEntry(token, reason, now, 0, now);
+    try {
+      outbox.park(entry);
+    } catch (RuntimeException parkFailure) {
+      // The outbox is down: the caller still gets the operation's failure, with this one attached.
+      e.addSuppressed(parkFailure);
+      log.error("could not park {} ({}) in the outbox", token, reason, parkFailure);
+      return e;
+    }
+    OperationInfo info = new OperationInfo(token.idempotencyKey(), token.idempotencyKeySent(),
+        token.idempotencyKeySent() || AttemptOutcome.isIdempotentMethod(token.method()),
+        token.method(), token.url().host());
+    runtime.listeners().send("operationParked", l -> l.operationParked(info, entry));
+    log.warn("parked {} in the outbox: {}", token, reason);
+    return e;
+  }
+}

@@ -1,0 +1,84 @@
+package io.github.resilienthttp;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import okhttp3.HttpUrl;
+import okhttp3.Response;
+
+/**
+ * Finds the status resource of an accepted ({@code 202}) asynchronous operation in the submit's
+ * response. Return {@code null} when this locator finds none, so that {@link #orElse(StatusLocator)}
+ * asks the next one. Relative references resolve against the request's URL. Implementations must be
+ * thread-safe and must not read or close the body (it is passed, already read and bounded).
+ */
+@FunctionalInterface
+public interface StatusLocator {
+
+  /**
+   * The status resource's URL, or {@code null}.
+   *
+   * @param accepted the submit's response (its body already read: use {@code body})
+   * @param body the body, decoded as UTF-8, at most {@link AsyncOperationPolicy#maxStatusBodyBytes()}
+   * @return the URL, or {@code null}
+   */
+  HttpUrl locate(Response accepted, String body);
+
+  /**
+   * This locator, then {@code next}.
+   *
+   * @param next the locator to ask next
+   * @return the composed locator
+   */
+  default StatusLocator orElse(StatusLocator next) {
+    Objects.requireNonNull(next, "next");
+    return (r, body) -> {
+      HttpUrl url = locate(r, body);
+      return url != null ? url : next.locate(r, body);
+    };
+  }
+
+  /**
+   * The first of these response headers that is present, in this order: {@code Azure-AsyncOperation},
+   * {@code Operation-Location}, {@code Location} (Azure's long-running operation rules).
+   *
+   * @return the locator
+   */
+  static StatusLocator standardHeaders() {
+    return headers(List.of("Azure-AsyncOperation", "Operation-Location", "Location"));
+  }
+
+  /**
+   * The first of {@code names} that is present.
+   *
+   * @param names header names, in order of preference
+   * @return the locator
+   */
+  static StatusLocator headers(List<String> names) {
+    List<String> copy = List.copyOf(names);
+    return (r, body) -> {
+      for (String name : copy) {
+        String value = r.header(name);
+        if (value != null && !value.isBlank()) {
+          return r.request().url().resolve(value.trim());
+        }
+      }
+      return null;
+    };
+  }
+
+  /**
+   * A JSON string field of the body, such as {@code "statusUrl": "/jobs/7"}, read with a small bounded
+   * pattern (no JSON library in the core; the first such field wins, whatever its nesting).
+   *
+   * @param field the field's name: 1 to 64 of {@code [A-Za-z0-9_.$-]}
+   * @return the locator
+   */
+  static StatusLocator bodyField(String field) {
+    Pattern pattern = StatusWords.fieldPattern(field);
+    return (r, body) -> {
+      String value = StatusWords.stringField(pattern, body);
+      return value == null ? null : r.request().url().resolve(value);
+    };
+  }
+}
