@@ -102,24 +102,19 @@ class Http2TlsTest {
 
   @Test
   void refusedStreamOverAlpnH2IsRetriedForAKeylessPost() throws Exception {
-    // The first stream is refused, every later one answered. Not the queue: MockWebServer takes a
-    // stream's socket effect from peek() before it dequeues, so a fast retry on a second stream
-    // could see the refusal again (seen once on a loaded machine).
-    java.util.concurrent.atomic.AtomicInteger streams = new java.util.concurrent.atomic.AtomicInteger();
-    server.setDispatcher(new mockwebserver3.Dispatcher() {
-      @Override
-      public MockResponse dispatch(mockwebserver3.RecordedRequest request) {
-        return new MockResponse.Builder().code(201).body("created").build();
-      }
-
-      @Override
-      public MockResponse peek() {
-        return streams.incrementAndGet() == 1
-            ? new MockResponse.Builder().onRequestStart(new SocketEffect.CloseStream(0x7)).build()
-            : new MockResponse.Builder().code(201).body("created").build();
-      }
-    });
-    Operation op = keylessPost();
+    server.enqueue(new MockResponse.Builder()
+        .onRequestStart(new SocketEffect.CloseStream(0x7)).build());
+    server.enqueue(new MockResponse.Builder().code(201).body("created").build());
+    // Real time here, with a 200 ms backoff: MockWebServer takes a stream's socket effect from the
+    // queue's head before it dequeues that answer, so an instant retry on a second stream (the fake
+    // clock's) could meet the refusal again on a loaded machine (seen once).
+    Operation op = ResilientHttpClient.wrap(okHttp)
+        .retryPolicy(RetryPolicy.builder().maxAttempts(3)
+            .backoff(Backoff.fixed(Duration.ofMillis(200))).build())
+        .build()
+        .operation(new Request.Builder().url(server.url("/payments"))
+            .post(RequestBody.create("{\"amount\":100}", JSON)).build())
+        .sendIdempotencyKey(false);
     try (Response r = op.execute()) {
       assertThat(r.code()).isEqualTo(201);
       assertThat(r.protocol()).isEqualTo(Protocol.HTTP_2);
