@@ -85,6 +85,25 @@ class OutcomeQueryTest {
   }
 
   @Test
+  void metricsCountTheQueryAsAnAttemptOfItsOwnKindAndItsAnswer() throws IOException {
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    ResilientHttpClient client = client(time).newBuilder()
+        .addListener(new io.github.resilienthttp.micrometer.MicrometerOperationMetrics(registry))
+        .build();
+    server.script(Submit.CHARGE_THEN_DROP);
+    try (Response r = charge(client, query().build()).execute()) {
+      assertThat(OutcomeQuery.foundByQuery(r)).isTrue();
+    }
+    assertThat(registry.get("resilient.http.outcome_queries").tag("answer", "found").counter()
+        .count()).isEqualTo(1);
+    assertThat(registry.get("http.client.attempts").tag("attempt.kind", "query").counter().count())
+        .isEqualTo(1);
+    assertThat(registry.find("http.client.attempts").tag("attempt.kind", "retry").counters())
+        .isEmpty();
+  }
+
+  @Test
   void aQueryThatFindsNothingSendsItAgainOneCharge() throws IOException {
     server.script(Submit.DROP_WITHOUT_CHARGE);
     try (Response r = charge(client(time), query().build()).execute()) {

@@ -6,6 +6,9 @@ import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.OperationInfo;
 import io.github.resilienthttp.OperationListener;
 import io.github.resilienthttp.OperationResult;
+import io.github.resilienthttp.OutboxEntry;
+import io.github.resilienthttp.OutcomeQuery;
+import io.github.resilienthttp.ResumeToken;
 import io.github.resilienthttp.ResilientHttpClient;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -36,15 +39,24 @@ import okhttp3.HttpUrl;
  *     <td>counter</td><td>operations by {@link OperationResult.Outcome}</td></tr>
  * <tr><td>{@code http.client.operation.duration} [outcome, http.request.method, server.address]</td>
  *     <td>timer</td><td>from execute() to return, all attempts and waits</td></tr>
- * <tr><td>{@code http.client.attempts} [attempt.kind=first|retry|hedge, decision,
- *     http.request.method, server.address]</td><td>counter</td><td>attempts, first, retry or hedge,
- *     by decision kind</td></tr>
+ * <tr><td>{@code http.client.attempts} [attempt.kind=first|retry|hedge|poll|query, decision,
+ *     http.request.method, server.address]</td><td>counter</td><td>attempts by kind (a poll of an
+ *     accepted operation and an outcome query are attempts of their own kind) and decision</td></tr>
  * <tr><td>{@code http.client.operation.resend_count} [http.request.method, server.address]</td>
  *     <td>distribution summary</td><td>retries per operation (OpenTelemetry's
  *     {@code http.request.resend_count})</td></tr>
  * <tr><td>{@code resilient.http.replays}, {@code resilient.http.in_progress},
  *     {@code resilient.http.retry_budget.refusals}, {@code resilient.http.circuit_breaker.rejections},
  *     {@code resilient.http.bulkhead.rejections} [server.address]</td><td>counters</td><td></td></tr>
+ * <tr><td>{@code resilient.http.async.accepted}, {@code resilient.http.parked}
+ *     [server.address]</td><td>counters</td><td>202-accepted operations; operations parked in an
+ *     outbox without a definite outcome</td></tr>
+ * <tr><td>{@code resilient.http.parked.tried} [outcome, server.address]</td><td>counter</td>
+ *     <td>parked operations a resumer tried, by its outcome</td></tr>
+ * <tr><td>{@code resilient.http.outcome_queries} [answer=found|not_found|cannot_tell,
+ *     server.address]</td><td>counter</td><td>outcome queries by answer</td></tr>
+ * <tr><td>{@code resilient.http.key_retention_exceeded} [refused, server.address]</td>
+ *     <td>counter</td><td>resumes with a key older than its retention, warned or refused</td></tr>
  * <tr><td>{@code resilient.http.retry_budget.tokens}</td><td>gauge</td><td>retries the budget
  *     would allow now</td></tr>
  * <tr><td>{@code resilient.http.circuit_breaker.state} [name]</td><td>gauge</td><td>0 closed,
@@ -156,6 +168,35 @@ public final class MicrometerOperationMetrics implements OperationListener {
         .record(result.elapsed());
     registry.summary("http.client.operation.resend_count", tags(op))
         .record(Math.max(0, result.attempts() - 1));
+  }
+
+  @Override
+  public void asyncOperationAccepted(OperationInfo op, ResumeToken token) {
+    count("resilient.http.async.accepted", op);
+  }
+
+  @Override
+  public void operationParked(OperationInfo op, OutboxEntry entry) {
+    count("resilient.http.parked", op);
+  }
+
+  @Override
+  public void parkedOperationTried(OperationInfo op, OutboxEntry entry, String outcome) {
+    registry.counter("resilient.http.parked.tried",
+        Tags.of("server.address", op.host(), "outcome", outcome)).increment();
+  }
+
+  @Override
+  public void outcomeQueried(OperationInfo op, OutcomeQuery.Answer answer) {
+    registry.counter("resilient.http.outcome_queries", Tags.of("server.address", op.host(),
+        "answer", answer.name().toLowerCase(java.util.Locale.ROOT))).increment();
+  }
+
+  @Override
+  public void keyRetentionExceeded(OperationInfo op, ResumeToken token, Duration keyAge,
+      boolean refused) {
+    registry.counter("resilient.http.key_retention_exceeded",
+        Tags.of("server.address", op.host(), "refused", Boolean.toString(refused))).increment();
   }
 
   private void count(String name, OperationInfo op) {
