@@ -16,6 +16,7 @@ import kotlinx.coroutines.delay
 import kotlinx.coroutines.future.await
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withTimeout
+import kotlinx.coroutines.withTimeoutOrNull
 import mockwebserver3.MockResponse
 import mockwebserver3.MockWebServer
 import okhttp3.OkHttpClient
@@ -99,6 +100,9 @@ object CoroutinesExample {
       delay(200)
       slow.cancel()
       val canceled = waiting.await()
+      // The future is cancelled at once; operationEnded comes a moment later from the thread that
+      // was running the operation (its cancelled call's callback): wait for it before shutting down.
+      withTimeoutOrNull(5_000) { while (endings.size < 3) delay(10) }
 
       okHttp.dispatcher.executorService.shutdownNow()
       okHttp.connectionPool.evictAll()
