@@ -115,7 +115,8 @@ public final class RetryLoop {
     }
     long remaining = op.remainingNanos();
     if (remaining < MIN_ATTEMPT_NANOS) {
-      throw deadlineExceeded("deadline passed before the next attempt", lastFailure);
+      throw deadlineExceeded(op.attempts() == 0 ? "deadline passed before the first attempt"
+          : "deadline passed before the next attempt", lastFailure);
     }
     int next = op.attempts() + 1;
     if (next == 1) {
