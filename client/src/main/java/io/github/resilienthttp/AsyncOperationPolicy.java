@@ -23,6 +23,17 @@ import java.util.Optional;
  * left, so its attempt timeouts shrink to it.
  */
 public final class AsyncOperationPolicy {
+  /** The method of the server-side cancel request ({@link ResilientHttpClient#cancelOnServer}). */
+  public enum CancelMethod {
+    /** {@code DELETE} on the cancel URL (idempotent: retried like any DELETE). */
+    DELETE,
+    /**
+     * {@code POST} with an empty body on the cancel URL (Google's {@code :cancel}); not idempotent,
+     * so an outcome-unknown failure is not re-sent.
+     */
+    POST
+  }
+
   /** What a resume does with a key older than the {@link Builder#keyRetention key retention}. */
   public enum LateResume {
     /**
@@ -46,6 +57,8 @@ public final class AsyncOperationPolicy {
   private final Duration keyRetention;
   private final LateResume lateResume;
   private final boolean allowOtherOrigins;
+  private final StatusLocator cancelLocator;
+  private final CancelMethod cancelMethod;
 
   private AsyncOperationPolicy(Builder b) {
     this.minPollInterval = b.minPollInterval;
@@ -59,6 +72,8 @@ public final class AsyncOperationPolicy {
     this.keyRetention = b.keyRetention;
     this.lateResume = b.lateResume;
     this.allowOtherOrigins = b.allowOtherOrigins;
+    this.cancelLocator = b.cancelLocator;
+    this.cancelMethod = b.cancelMethod;
   }
 
   /**
@@ -91,6 +106,8 @@ public final class AsyncOperationPolicy {
     b.keyRetention = keyRetention;
     b.lateResume = lateResume;
     b.allowOtherOrigins = allowOtherOrigins;
+    b.cancelLocator = cancelLocator;
+    b.cancelMethod = cancelMethod;
     return b;
   }
 
@@ -117,6 +134,18 @@ public final class AsyncOperationPolicy {
   /** {@return how the status resource is found} */
   public StatusLocator statusLocator() {
     return statusLocator;
+  }
+
+  /**
+   * {@return how the server-side cancel URL is found in the {@code 202} and in each status answer}
+   */
+  public StatusLocator cancelLocator() {
+    return cancelLocator;
+  }
+
+  /** {@return the method of the server-side cancel request} */
+  public CancelMethod cancelMethod() {
+    return cancelMethod;
   }
 
   /** {@return how a poll's state is read} */
@@ -188,6 +217,8 @@ public final class AsyncOperationPolicy {
     private Duration keyRetention = Duration.ofHours(24);
     private LateResume lateResume = LateResume.WARN;
     private boolean allowOtherOrigins;
+    private StatusLocator cancelLocator = StatusLocator.standardCancelLinks();
+    private CancelMethod cancelMethod = CancelMethod.DELETE;
 
     private Builder() {}
 
@@ -314,6 +345,31 @@ public final class AsyncOperationPolicy {
      */
     public Builder allowOtherOrigins(boolean allow) {
       this.allowOtherOrigins = allow;
+      return this;
+    }
+
+    /**
+     * How to find the URL that cancels the server's job, in the {@code 202} and in each status answer
+     * (the latest found wins); carried in the {@link ResumeToken#cancelUrl() resume token}. Default
+     * {@link StatusLocator#standardCancelLinks()}. Without one, the server's job cannot be cancelled
+     * through the SDK: cancelling the wait only stops polling.
+     *
+     * @param cancelLocator the locator; return {@code null} when there is no cancel URL
+     * @return this builder
+     */
+    public Builder cancelLocator(StatusLocator cancelLocator) {
+      this.cancelLocator = Objects.requireNonNull(cancelLocator, "cancelLocator");
+      return this;
+    }
+
+    /**
+     * The method of {@link ResilientHttpClient#cancelOnServer}. Default {@link CancelMethod#DELETE}.
+     *
+     * @param cancelMethod the method
+     * @return this builder
+     */
+    public Builder cancelMethod(CancelMethod cancelMethod) {
+      this.cancelMethod = Objects.requireNonNull(cancelMethod, "cancelMethod");
       return this;
     }
 

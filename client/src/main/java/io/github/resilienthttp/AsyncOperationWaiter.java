@@ -298,7 +298,7 @@ final class AsyncOperationWaiter {
       if (result != null) {
         checkOrigin(result, r.request().url());
       }
-      token = token.accepted(status, result);
+      token = withCancelUrl(token.accepted(status, result), r, body);
       runtime.listeners().send("asyncOperationAccepted",
           l -> l.asyncOperationAccepted(info, token));
       return delayAfter(r, 1);
@@ -319,6 +319,7 @@ final class AsyncOperationWaiter {
             : "poll " + n + " answered " + poll.code(), token, attempts,
             ok ? "unrecognized-status" : "poll-status-" + poll.code(), poll.code(), null);
       }
+      token = withCancelUrl(token, poll, body);
       runtime.listeners().send("pollCompleted", l -> l.pollCompleted(info, n, status));
       switch (status.state()) {
         case RUNNING: {
@@ -345,6 +346,16 @@ final class AsyncOperationWaiter {
     }
   }
 
+  /**
+   * {@code t} with the cancel URL this answer gives, if any. Its origin is checked when it is used
+   * ({@link ResilientHttpClient#cancelOnServer}), not here: a cancel link elsewhere must not fail the
+   * wait.
+   */
+  private ResumeToken withCancelUrl(ResumeToken t, Response r, String body) {
+    HttpUrl cancel = policy.cancelLocator().locate(r, body);
+    return cancel == null || cancel.equals(t.cancelUrl().orElse(null)) ? t : t.withCancelUrl(cancel);
+  }
+
   /** The wait before poll {@code poll}: the interval with jitter, or the server's longer Retry-After. */
   private Duration delayAfter(Response r, int poll) {
     Duration base = policy.baseInterval(poll);
@@ -367,13 +378,18 @@ final class AsyncOperationWaiter {
         l -> l.pollScheduled(info, n, delay, fromRetryAfter));
   }
 
+  /** Whether {@code url} is on the origin (scheme, host, port) of {@code submit}. */
+  static boolean sameOrigin(HttpUrl url, HttpUrl submit) {
+    return url.scheme().equals(submit.scheme()) && url.host().equals(submit.host())
+        && url.port() == submit.port();
+  }
+
   /** Refuses a status or result URL on another origin than the submit's, unless allowed. */
   private void checkOrigin(HttpUrl url, HttpUrl submit) throws IOException {
     if (policy.allowOtherOrigins()) {
       return;
     }
-    if (!url.scheme().equals(submit.scheme()) || !url.host().equals(submit.host())
-        || url.port() != submit.port()) {
+    if (!sameOrigin(url, submit)) {
       throw new PollFailedException("the server points the wait at another origin ("
           + url.scheme() + "://" + url.host() + ":" + url.port() + "); allowOtherOrigins(true) to"
           + " follow it", token, attempts, "other-origin", -1, null);
@@ -392,7 +408,8 @@ final class AsyncOperationWaiter {
 
   private void checkCanceled() throws IOException {
     if (canceled) {
-      throw new PollFailedException("wait canceled (the server's job is not)", token, attempts,
+      throw new PollFailedException("wait canceled (the server's job is not: cancelOnServer(token)"
+          + " when the server gave a cancel URL)", token, attempts,
           "canceled", -1, null);
     }
   }

@@ -440,7 +440,8 @@ public final class Operation {
    * early. Each poll is an ordinary GET (classified, retried on transient failure such as a
    * {@code 503}, bounded by the budget and the breaker), reported with {@link AttemptKind#POLL}; the
    * submit is never re-sent once accepted. {@link #cancel()} stops polling; it does not cancel the
-   * server's job.
+   * server's job ({@link ResilientHttpClient#cancelOnServer(ResumeToken)} does, when the server gave a
+   * cancel URL).
    *
    * @param policy how to wait
    * @return the final result, which the caller must close

@@ -206,6 +206,67 @@ public final class ResilientHttpClient {
     return op.newWaiter(policy).submitAndWaitAsync(op, token.keyCreatedAt());
   }
 
+  /**
+   * {@link #cancelOnServer(ResumeToken, AsyncOperationPolicy)} with
+   * {@link AsyncOperationPolicy#defaults()}: {@code DELETE} on the token's cancel URL.
+   *
+   * @param token the accepted operation's token, with the cancel URL the server gave
+   * @return the server's answer to the cancel, which the caller must close
+   * @throws IllegalStateException when the server gave no cancel URL: nothing is sent
+   * @throws java.io.IOException as the blocking variant
+   */
+  public okhttp3.Response cancelOnServer(ResumeToken token) throws java.io.IOException {
+    return cancelOnServer(token, AsyncOperationPolicy.defaults());
+  }
+
+  /**
+   * Asks the server to cancel the job behind an accepted asynchronous operation, with the cancel URL
+   * it gave ({@link ResumeToken#cancelUrl()}, found by {@link AsyncOperationPolicy#cancelLocator()}
+   * in the {@code 202} or a status answer). Cancelling the wait ({@link Operation#cancel()}, or the
+   * future) only stops polling; this is the only call that reaches the server's job, and only when the
+   * server said how.
+   *
+   * <p>The cancel is an ordinary operation of this client: {@link AsyncOperationPolicy#cancelMethod()}
+   * ({@code DELETE} by default, retried on transient failure; {@code POST} is not re-sent once its
+   * outcome is unknown), classified, bounded by the budget, the breaker and the bulkhead, with
+   * {@link AsyncOperationPolicy#deadline()} or the retry policy's. It carries the submit's key for
+   * listeners but does not send it (a server that keeps keys would answer with the submit's response).
+   * A cancel URL on another origin than the submit's is refused, like a status URL, unless
+   * {@link AsyncOperationPolicy#allowOtherOrigins()}. Whether the job stops is the server's answer
+   * (often {@code 200}/{@code 202}/{@code 204}; {@code 409} when it already finished): a later poll
+   * ({@link #resume(ResumeToken, AsyncOperationPolicy)}) reads the state it ended in.
+   *
+   * @param token the accepted operation's token, with the cancel URL the server gave
+   * @param policy the cancel method, the deadline and the origin rule
+   * @return the server's answer to the cancel, which the caller must close
+   * @throws IllegalStateException when the server gave no cancel URL: nothing is sent
+   * @throws PollFailedException (reason {@code other-origin}) when the cancel URL is on another origin:
+   *     nothing is sent
+   * @throws java.io.IOException as {@link Operation#execute()}
+   */
+  public okhttp3.Response cancelOnServer(ResumeToken token, AsyncOperationPolicy policy)
+      throws java.io.IOException {
+    Objects.requireNonNull(token, "token");
+    Objects.requireNonNull(policy, "policy");
+    okhttp3.HttpUrl cancel = token.cancelUrl().orElseThrow(() -> new IllegalStateException(
+        "the server gave no cancel URL for " + token + " (no Link rel=\"cancel\" or cancelUrl field"
+            + " the cancelLocator finds): nothing was sent. Cancelling the wait only stops polling;"
+            + " the server's job goes on"));
+    if (!policy.allowOtherOrigins() && !AsyncOperationWaiter.sameOrigin(cancel, token.url())) {
+      throw new PollFailedException("the server's cancel URL is on another origin ("
+          + cancel.scheme() + "://" + cancel.host() + ":" + cancel.port() + "); nothing was sent;"
+          + " allowOtherOrigins(true) to follow it", token, 0, "other-origin", -1, null);
+    }
+    Request request = new Request.Builder().url(cancel)
+        .method(policy.cancelMethod().name(), policy.cancelMethod()
+            == AsyncOperationPolicy.CancelMethod.POST ? okhttp3.RequestBody.create(new byte[0]) : null)
+        .build();
+    Operation op = new Operation(runtime, request).idempotencyKey(token.idempotencyKey())
+        .sendIdempotencyKey(false);
+    policy.deadline().ifPresent(op::deadline);
+    return op.execute();
+  }
+
   private static void checkAccepted(ResumeToken token) {
     if (!Objects.requireNonNull(token, "token").isAccepted()) {
       throw new IllegalArgumentException("the token's operation was not accepted (no status"

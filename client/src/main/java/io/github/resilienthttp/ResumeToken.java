@@ -38,9 +38,11 @@ public final class ResumeToken implements Serializable {
   private final boolean idempotencyKeySent;
   /** The key created at. */
   private final Instant keyCreatedAt;
+  /** The server-side cancel url, when the server gave one. */
+  private final String cancelUrl;
 
   private ResumeToken(String method, String url, String statusUrl, String resultUrl,
-      String idempotencyKey, boolean idempotencyKeySent, Instant keyCreatedAt) {
+      String idempotencyKey, boolean idempotencyKeySent, Instant keyCreatedAt, String cancelUrl) {
     if (method == null || !method.matches("[A-Z]{1,16}")) {
       throw new IllegalArgumentException("method must be 1 to 16 upper-case letters");
     }
@@ -52,6 +54,7 @@ public final class ResumeToken implements Serializable {
     this.idempotencyKeySent = idempotencyKeySent;
     this.keyCreatedAt = Objects.requireNonNull(keyCreatedAt, "keyCreatedAt")
         .truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+    this.cancelUrl = cancelUrl == null ? null : checkUrl("cancelUrl", cancelUrl);
   }
 
   /**
@@ -69,7 +72,7 @@ public final class ResumeToken implements Serializable {
   public static ResumeToken forSubmit(String method, HttpUrl url, String idempotencyKey,
       boolean idempotencyKeySent, Instant keyCreatedAt) {
     return new ResumeToken(method, url.toString(), null, null, idempotencyKey, idempotencyKeySent,
-        keyCreatedAt);
+        keyCreatedAt, null);
   }
 
   /**
@@ -83,7 +86,26 @@ public final class ResumeToken implements Serializable {
   public ResumeToken accepted(HttpUrl statusUrl, HttpUrl resultUrl) {
     return new ResumeToken(method, url, statusUrl.toString(),
         resultUrl == null ? null : resultUrl.toString(), idempotencyKey, idempotencyKeySent,
-        keyCreatedAt);
+        keyCreatedAt, cancelUrl);
+  }
+
+  /**
+   * This token with the URL that cancels the server's job ({@link ResilientHttpClient#cancelOnServer}).
+   *
+   * @param cancelUrl the cancel URL the server gave
+   * @return the token
+   */
+  public ResumeToken withCancelUrl(HttpUrl cancelUrl) {
+    return new ResumeToken(method, url, statusUrl, resultUrl, idempotencyKey, idempotencyKeySent,
+        keyCreatedAt, Objects.requireNonNull(cancelUrl, "cancelUrl").toString());
+  }
+
+  /**
+   * {@return the URL that cancels the server's job, when the server gave one (a {@code Link} with
+   * {@code rel="cancel"}, or what {@link AsyncOperationPolicy#cancelLocator()} finds)}
+   */
+  public Optional<HttpUrl> cancelUrl() {
+    return Optional.ofNullable(cancelUrl).map(HttpUrl::get);
   }
 
   private static String checkUrl(String name, String value) {
@@ -134,13 +156,17 @@ public final class ResumeToken implements Serializable {
   }
 
   /**
-   * The token as one line of URL-safe text: {@code rhr1.} and base64url of its fields.
+   * The token as one line of URL-safe text: {@code rhr1.} and base64url of its fields. A token without
+   * a cancel URL prints exactly as before cancel URLs were carried.
    *
    * @return the text
    */
   public String toText() {
     String plain = String.join("\n", method, url, nz(statusUrl), nz(resultUrl), idempotencyKey,
         idempotencyKeySent ? "1" : "0", Long.toString(keyCreatedAt.toEpochMilli()));
+    if (cancelUrl != null) {
+      plain += "\n" + cancelUrl; // an eighth field only when present: older texts parse unchanged
+    }
     return PREFIX + Base64.getUrlEncoder().withoutPadding()
         .encodeToString(plain.getBytes(StandardCharsets.UTF_8));
   }
@@ -166,7 +192,8 @@ public final class ResumeToken implements Serializable {
       throw new IllegalArgumentException("not a resume token: bad base64url", e);
     }
     String[] f = plain.split("\n", -1);
-    if (f.length != 7 || !(f[5].equals("0") || f[5].equals("1"))) {
+    if ((f.length != 7 && f.length != 8) || !(f[5].equals("0") || f[5].equals("1"))
+        || (f.length == 8 && f[7].isEmpty())) {
       throw new IllegalArgumentException("not a resume token: wrong fields");
     }
     long millis;
@@ -176,7 +203,7 @@ public final class ResumeToken implements Serializable {
       throw new IllegalArgumentException("not a resume token: bad key time", e);
     }
     return new ResumeToken(f[0], f[1], f[2].isEmpty() ? null : f[2], f[3].isEmpty() ? null : f[3],
-        f[4], f[5].equals("1"), Instant.ofEpochMilli(millis));
+        f[4], f[5].equals("1"), Instant.ofEpochMilli(millis), f.length == 8 ? f[7] : null);
   }
 
   private static String nz(String s) {

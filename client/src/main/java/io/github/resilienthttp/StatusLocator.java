@@ -81,4 +81,43 @@ public interface StatusLocator {
       return value == null ? null : r.request().url().resolve(value);
     };
   }
+
+  /**
+   * The default {@link AsyncOperationPolicy#cancelLocator() cancel locator}: a {@code Link} header
+   * with {@code rel="cancel"}, else a JSON string field {@code cancelUrl}, else {@code cancelLocation}.
+   *
+   * @return the locator
+   */
+  static StatusLocator standardCancelLinks() {
+    return linkRel("cancel").orElse(bodyField("cancelUrl")).orElse(bodyField("cancelLocation"));
+  }
+
+  /**
+   * The target of the first {@code Link} header entry (RFC 8288) whose {@code rel} lists {@code rel},
+   * such as {@code Link: </jobs/7/cancel>; rel="cancel"}.
+   *
+   * @param rel the relation type: 1 to 64 of {@code [A-Za-z0-9._-]}, compared ignoring case
+   * @return the locator
+   */
+  static StatusLocator linkRel(String rel) {
+    Objects.requireNonNull(rel, "rel");
+    if (!rel.matches("[A-Za-z0-9._-]{1,64}")) {
+      throw new IllegalArgumentException("rel must be 1 to 64 of [A-Za-z0-9._-]");
+    }
+    Pattern entry = Pattern.compile("<([^<>]{1,2048})>([^<]{0,512})");
+    Pattern relParam = Pattern.compile(
+        "(?i);\\s*rel\\s*=\\s*(?:\"[^\"]*(?<![A-Za-z0-9._-])" + Pattern.quote(rel)
+            + "(?![A-Za-z0-9._-])[^\"]*\"|" + Pattern.quote(rel) + "(?![A-Za-z0-9._-]))");
+    return (r, body) -> {
+      for (String value : r.headers("Link")) {
+        java.util.regex.Matcher m = entry.matcher(value);
+        while (m.find()) {
+          if (relParam.matcher(m.group(2)).find()) {
+            return r.request().url().resolve(m.group(1).trim());
+          }
+        }
+      }
+      return null;
+    };
+  }
 }

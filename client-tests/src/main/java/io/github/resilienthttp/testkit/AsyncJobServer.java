@@ -26,7 +26,9 @@ import okhttp3.HttpUrl;
  * {@code 404}); {@code GET /jobs/{id}/result} is the result. Polls may be answered with scripted
  * {@code 429}/{@code 503} and a {@code Retry-After} first. The submit honours the
  * {@code Idempotency-Key} header: the same key gets the same job (one effect), unless
- * {@link #ignoreKeys(boolean)}. A sibling of {@link IdempotentTestServer}, on MockWebServer 3,
+ * {@link #ignoreKeys(boolean)}. {@code DELETE} or {@code POST /jobs/{id}/cancel} cancels a job (its
+ * polls answer {@code Canceled} from then on); where the job announces that URL is
+ * {@link #cancelLink(CancelLink)}. A sibling of {@link IdempotentTestServer}, on MockWebServer 3,
  * loopback, plain HTTP/1.1.
  *
  * <p>Time (for jobs that end after a duration, and for the arrival times of polls) comes from the
@@ -131,6 +133,21 @@ public final class AsyncJobServer implements Closeable {
     }
   }
 
+  /**
+   * Where the {@code 202} and running status answers give the job's cancel URL
+   * ({@code /jobs/{id}/cancel}, which a {@code DELETE} or {@code POST} cancels).
+   */
+  public enum CancelLink {
+    /** Nowhere: the job cannot be cancelled (the endpoint still exists). */
+    NONE,
+    /** {@code Link: </jobs/{id}/cancel>; rel="cancel"}. */
+    LINK_HEADER,
+    /** A {@code "cancelUrl"} field of the JSON body. */
+    BODY_FIELD,
+    /** A {@code Link} with {@code rel="cancel"} on another origin ({@code http://elsewhere.invalid}). */
+    OTHER_ORIGIN
+  }
+
   /** One request as the server saw it, with the fake-or-real time of its arrival. */
   public record Seen(String method, String path, String idempotencyKey, Duration at) {}
 
@@ -139,6 +156,7 @@ public final class AsyncJobServer implements Closeable {
   private final long startNanos;
   private volatile JobScript script = JobScript.succeedsAfterPolls(2);
   private volatile boolean ignoreKeys;
+  private volatile CancelLink cancelLink = CancelLink.NONE;
   private final Map<String, Job> jobsByKey = new ConcurrentHashMap<>();
   private final Map<String, Job> jobs = new ConcurrentHashMap<>();
   private final AtomicInteger ids = new AtomicInteger();
@@ -150,6 +168,7 @@ public final class AsyncJobServer implements Closeable {
     final long submittedNanos;
     int polls;
     int faultsLeft;
+    volatile boolean canceled;
 
     Job(String id, JobScript script, long submittedNanos) {
       this.id = id;
@@ -203,6 +222,22 @@ public final class AsyncJobServer implements Closeable {
     return this;
   }
 
+  /**
+   * Where jobs announce their cancel URL from now on. Default {@link CancelLink#NONE}.
+   *
+   * @param link where
+   * @return this server
+   */
+  public AsyncJobServer cancelLink(CancelLink link) {
+    this.cancelLink = Objects.requireNonNull(link, "link");
+    return this;
+  }
+
+  /** {@return how many jobs were cancelled through their cancel endpoint} */
+  public int jobsCanceled() {
+    return (int) jobs.values().stream().filter(j -> j.canceled).count();
+  }
+
   /** {@return the URL of {@code path} on this server} */
   public HttpUrl url(String path) {
     return server.url(path);
@@ -235,6 +270,15 @@ public final class AsyncJobServer implements Closeable {
       return submit(key);
     }
     String[] parts = path.split("/");
+    if (parts.length == 4 && parts[1].equals("jobs") && parts[3].equals("cancel")
+        && (method.equals("DELETE") || method.equals("POST"))) {
+      Job job = jobs.get(parts[2]);
+      if (job == null) {
+        return json(404, "{\"status\":\"NotFound\"}");
+      }
+      job.canceled = true;
+      return json(200, "{\"id\":\"" + job.id + "\",\"status\":\"Canceled\"}");
+    }
     if (parts.length == 4 && parts[1].equals("jobs") && method.equals("GET")) {
       Job job = jobs.get(parts[2]);
       if (job == null) {
@@ -271,7 +315,25 @@ public final class AsyncJobServer implements Closeable {
     if (job.script.retryAfter() != null) {
       b.addHeader("Retry-After", Long.toString(job.script.retryAfter().toSeconds()));
     }
-    return b.body("{\"id\":\"" + job.id + "\",\"statusUrl\":\"" + status + "\"}").build();
+    addCancelLink(b, job);
+    return b.body("{\"id\":\"" + job.id + "\",\"statusUrl\":\"" + status + "\""
+        + cancelField(job) + "}").build();
+  }
+
+  private void addCancelLink(MockResponse.Builder b, Job job) {
+    String cancel = "/jobs/" + job.id + "/cancel";
+    switch (cancelLink) {
+      case LINK_HEADER -> b.addHeader("Link", "</jobs/" + job.id + ">; rel=\"self\", <" + cancel
+          + ">; rel=\"cancel\"");
+      case OTHER_ORIGIN -> b.addHeader("Link", "<http://elsewhere.invalid" + cancel
+          + ">; rel=\"cancel\"");
+      default -> { }
+    }
+  }
+
+  private String cancelField(Job job) {
+    return cancelLink == CancelLink.BODY_FIELD
+        ? ",\"cancelUrl\":\"/jobs/" + job.id + "/cancel\"" : "";
   }
 
   private Job newJob() {
@@ -284,6 +346,9 @@ public final class AsyncJobServer implements Closeable {
 
   private MockResponse poll(Job job) {
     JobScript s = job.script;
+    if (job.canceled) {
+      return json(200, "{\"id\":\"" + job.id + "\",\"status\":\"Canceled\"}");
+    }
     boolean done;
     synchronized (job) {
       if (job.faultsLeft > 0) {
@@ -300,7 +365,8 @@ public final class AsyncJobServer implements Closeable {
     if (!done) {
       MockResponse.Builder b = new MockResponse.Builder().code(200)
           .addHeader("Content-Type", "application/json")
-          .body("{\"id\":\"" + job.id + "\",\"status\":\"Running\"}");
+          .body("{\"id\":\"" + job.id + "\",\"status\":\"Running\"" + cancelField(job) + "}");
+      addCancelLink(b, job);
       if (s.retryAfter() != null) {
         b.addHeader("Retry-After", Long.toString(s.retryAfter().toSeconds()));
       }

@@ -1,0 +1,11 @@
+package io.github.resilienthttp.outbox.jdbc;
+
+import io.github.resilienthttp.outbox.jdbc.TestDatabases.PooledDataSource;
+
+/** The JDBC outbox contract on embedded H2: always runs. */
+class H2JdbcOutboxTest extends JdbcOutboxContract {
+  @Override
+  PooledDataSource database() {
+    return TestDatabases.h2();
+  }
+}
