@@ -521,6 +521,10 @@ class FaultMatrixTest {
         cell.outcome.check(op, () -> async ? awaitAsync(op) : op.execute());
 
         assertThat(op.attempts()).as("attempts").isEqualTo(cell.attempts);
+        // The client can see a reset stream before MockWebServer's thread has counted the request
+        // it read: wait (bounded) for the count, then assert it exactly.
+        await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
+            .atMost(Duration.ofSeconds(2)).until(() -> mock.getRequestCount() >= cell.serverRequests);
         assertThat(mock.getRequestCount()).as("requests the server read")
             .isEqualTo(cell.serverRequests);
         String expectedKey = cell.op.sendsKey() ? op.idempotencyKey() : null;
