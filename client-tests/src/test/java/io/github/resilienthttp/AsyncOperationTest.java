@@ -3,10 +3,10 @@ package io.github.resilienthttp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.resilienthttp.testkit.AsyncJobServer;
 import io.github.resilienthttp.testkit.AsyncJobServer.JobScript;
 import io.github.resilienthttp.testkit.AsyncJobServer.Seen;
 import io.github.resilienthttp.testkit.AsyncJobServer.StatusHeader;
+import io.github.resilienthttp.testkit.AsyncJobServer;
 import io.github.resilienthttp.testkit.FakeTimeSource;
 import java.io.IOException;
 import java.time.Duration;

@@ -3,8 +3,8 @@ package io.github.resilienthttp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.resilienthttp.testkit.AsyncJobServer;
 import io.github.resilienthttp.testkit.AsyncJobServer.JobScript;
+import io.github.resilienthttp.testkit.AsyncJobServer;
 import io.github.resilienthttp.testkit.FakeTimeSource;
 import io.github.resilienthttp.testkit.Fault;
 import io.github.resilienthttp.testkit.IdempotentTestServer;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.resilienthttp.testkit.FakeTimeSource;
-import io.github.resilienthttp.testkit.LookupPaymentsServer;
 import io.github.resilienthttp.testkit.LookupPaymentsServer.Submit;
+import io.github.resilienthttp.testkit.LookupPaymentsServer;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;

@@ -3,9 +3,9 @@ package io.github.resilienthttp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.resilienthttp.testkit.AsyncJobServer;
 import io.github.resilienthttp.testkit.AsyncJobServer.CancelLink;
 import io.github.resilienthttp.testkit.AsyncJobServer.JobScript;
+import io.github.resilienthttp.testkit.AsyncJobServer;
 import io.github.resilienthttp.testkit.FakeTimeSource;
 import java.time.Duration;
 import java.time.Instant;

@@ -3,7 +3,6 @@ package io.github.resilienthttp;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
 import java.io.IOException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.BiConsumer;

@@ -20,40 +20,41 @@ import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
- * The two databases the JDBC tests run on: an embedded H2 (always) and a real PostgreSQL when
+ * The two databases the JDBC tests run on (this module's, and the JDBC outbox's through this
+ * module's test jar): an embedded H2 (always) and a real PostgreSQL when
  * {@code RESILIENT_HTTP_PG_URL} (environment variable or system property) gives its JDBC URL, user
  * and password included. Without it the PostgreSQL tests are skipped, except under {@code CI=true},
  * where they fail: CI must never pass with the PostgreSQL suite silently skipped.
  */
-final class TestDatabases {
-  static final String PG_URL_VARIABLE = "RESILIENT_HTTP_PG_URL";
+public final class TestDatabases {
+  public static final String PG_URL_VARIABLE = "RESILIENT_HTTP_PG_URL";
   private static final AtomicInteger NAMES = new AtomicInteger();
 
   private TestDatabases() {}
 
-  static String uniqueName(String prefix) {
+  public static String uniqueName(String prefix) {
     return prefix + "_" + ProcessHandle.current().pid() + "_" + NAMES.incrementAndGet();
   }
 
   /** A fresh in-memory H2 database, alive until the JVM exits. */
-  static PooledDataSource h2() {
+  public static PooledDataSource h2() {
     String url = "jdbc:h2:mem:" + uniqueName("cb") + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
     return new PooledDataSource(url, 8);
   }
 
   /** The PostgreSQL server of {@code RESILIENT_HTTP_PG_URL}; skips (or fails on CI) when absent. */
-  static PooledDataSource postgres() {
+  public static PooledDataSource postgres() {
     String url = System.getProperty(PG_URL_VARIABLE, System.getenv(PG_URL_VARIABLE));
     if (url == null || url.isBlank()) {
       if ("true".equalsIgnoreCase(System.getenv("CI"))) {
         fail(PG_URL_VARIABLE + " is not set but CI=true: .ci/run must start PostgreSQL and export it");
       }
-      assumeTrue(false, PG_URL_VARIABLE + " not set: PostgreSQL tests skipped (README, Receiving callbacks)");
+      assumeTrue(false, PG_URL_VARIABLE + " not set: PostgreSQL tests skipped (README: Receiving callbacks, and the JDBC outbox)");
     }
     return new PooledDataSource(url, 8);
   }
 
-  static void execute(DataSource ds, String sql) {
+  public static void execute(DataSource ds, String sql) {
     try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
       st.execute(sql);
     } catch (SQLException e) {
@@ -61,7 +62,7 @@ final class TestDatabases {
     }
   }
 
-  static long count(DataSource ds, String sql) {
+  public static long count(DataSource ds, String sql) {
     try (Connection c = ds.getConnection(); Statement st = c.createStatement();
         var rs = st.executeQuery(sql)) {
       rs.next();
@@ -75,14 +76,14 @@ final class TestDatabases {
    * A fixed pool of physical connections: close() hands the connection back (rolled back, auto-commit
    * on). Enough for tests; production uses a real pool.
    */
-  static final class PooledDataSource implements DataSource, AutoCloseable {
+  public static final class PooledDataSource implements DataSource, AutoCloseable {
     private final BlockingQueue<Connection> idle;
     private final Connection[] all;
-    final String url;
+    public final String url;
     /** When set, the next commit() on a connection of this pool fails as if the connection dropped. */
     final AtomicBoolean failNextCommit = new AtomicBoolean();
 
-    PooledDataSource(String url, int size) {
+    public PooledDataSource(String url, int size) {
       this.url = url;
       idle = new ArrayBlockingQueue<>(size);
       all = new Connection[size];

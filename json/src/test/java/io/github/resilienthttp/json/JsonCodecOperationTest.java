@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.github.resilienthttp.Backoff;
-import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.DeadlineExceededException;
+import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.Operation;
 import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.ResilientHttpException;

@@ -1,7 +1,7 @@
 package io.github.resilienthttp.outbox.jdbc;
 
-import static io.github.resilienthttp.outbox.jdbc.TestDatabases.count;
-import static io.github.resilienthttp.outbox.jdbc.TestDatabases.execute;
+import static io.github.resilienthttp.callbacks.TestDatabases.count;
+import static io.github.resilienthttp.callbacks.TestDatabases.execute;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -13,7 +13,8 @@ import io.github.resilienthttp.OutcomeUnknownException;
 import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.ResumeToken;
 import io.github.resilienthttp.RetryPolicy;
-import io.github.resilienthttp.outbox.jdbc.TestDatabases.PooledDataSource;
+import io.github.resilienthttp.callbacks.TestDatabases.PooledDataSource;
+import io.github.resilienthttp.callbacks.TestDatabases;
 import io.github.resilienthttp.testkit.FakeTimeSource;
 import io.github.resilienthttp.testkit.Fault;
 import io.github.resilienthttp.testkit.IdempotentTestServer;
