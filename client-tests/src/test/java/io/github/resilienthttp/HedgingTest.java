@@ -135,6 +135,39 @@ class HedgingTest {
   }
 
   @Test
+  void overHttp2TheHedgeIsAStreamBesideTheSlowOneAndTheLoserIsReset() throws Exception {
+    server.close();
+    server = new MockWebServer();
+    server.setProtocols(List.of(okhttp3.Protocol.H2_PRIOR_KNOWLEDGE));
+    server.start();
+    okHttp = new OkHttpClient.Builder().protocols(List.of(okhttp3.Protocol.H2_PRIOR_KNOWLEDGE))
+        .build();
+    firstSlowThenFast(5_000, 200);
+    Operation op = client().build().operation(get());
+    long start = System.nanoTime();
+    try (Response r = op.execute()) {
+      assertThat(r.protocol()).isEqualTo(okhttp3.Protocol.H2_PRIOR_KNOWLEDGE);
+      assertThat(r.body().string()).isEqualTo("fast");
+    }
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(3_000);
+    assertThat(events.kinds).containsExactly(AttemptKind.FIRST, AttemptKind.HEDGE);
+    assertThat(events.ended.get().winningKind()).contains(AttemptKind.HEDGE);
+    assertThat(server.getRequestCount()).isEqualTo(2);
+    awaitPoolClean();
+  }
+
+  @Test
+  void plainCallsAreNotHedgedEvenWhenTheClientHedges() throws Exception {
+    firstSlowThenFast(400, 200);
+    ResilientHttpClient client = client().build();
+    try (Response r = client.okHttpClient().newCall(get()).execute()) {
+      assertThat(r.body().string()).isEqualTo("slow");
+    }
+    assertThat(events.kinds).containsExactly(AttemptKind.FIRST);
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
   void aFastFirstAttemptSendsNoHedge() throws Exception {
     server.enqueue(new MockResponse.Builder().body("fast").build());
     ResilientHttpClient client = client().build();
