@@ -61,6 +61,7 @@ public final class CallerOverhead {
       // Same callers as the JMH run, on a client that never reaches the network.
       s.okHttp = s.okHttp.newBuilder().addInterceptor(answer).build();
       s.sdk = io.github.resilienthttp.ResilientHttpClient.wrap(s.okHttp).build();
+      s.rebuildStacks();
       Map<String, InterleavedLatency.Call> callers = new LinkedHashMap<>();
       callers.put("OkHttp `newCall().execute()`", s::rawOkHttpCall);
       callers.put("SDK `operation(req).execute()`", s::sdkSyncCall);
@@ -75,6 +76,18 @@ public final class CallerOverhead {
             s::rawOkHttpWithNewKeyCall);
       }
       table(method + " (no network, 1 thread)", callers, rounds, calls);
+
+      // Like for like: each stack runs a retry, a per-target breaker and a bulkhead (SuccessPath).
+      Map<String, InterleavedLatency.Call> stacks = new LinkedHashMap<>();
+      stacks.put("OkHttp `newCall().execute()`", s::rawOkHttpCall);
+      boolean post = "POST".equals(method);
+      stacks.put("SDK + bulkhead (`operation(req).execute()`" + (post ? ", its own key)" : ")"),
+          s::sdkWithBulkheadCall);
+      stacks.put("Failsafe retry + breaker + bulkhead" + (post ? " + key" : ""),
+          post ? s::failsafeStackWithNewKeyCall : s::failsafeStackCall);
+      stacks.put("resilience4j retry + breaker + bulkhead" + (post ? " + key" : ""),
+          post ? s::resilience4jStackWithNewKeyCall : s::resilience4jStackCall);
+      table(method + " like-for-like stacks (no network, 1 thread)", stacks, rounds, calls);
     } finally {
       s.tearDown();
     }

@@ -50,6 +50,10 @@ public final class InterleavedLatency {
     }
   }
 
+  private static final String SDK_STACK = "SDK + bulkhead (like-for-like stack)";
+  private static final String FAILSAFE_STACK = "Failsafe retry + breaker + bulkhead (+ key for POST)";
+  private static final String R4J_STACK = "resilience4j retry + breaker + bulkhead (+ key for POST)";
+
   private static void measure(String method, int rounds, int block) throws Throwable {
     SuccessPath s = new SuccessPathLatencyBenchmark();
     s.method = method;
@@ -70,6 +74,11 @@ public final class InterleavedLatency {
         calls.put("resilience4j + a new key per call", s::resilience4jWithNewKeyCall);
       }
       calls.put("(diagnostic) OkHttp `enqueue` + future", s::rawOkHttpAsyncCall);
+      // Like for like: retry + per-target breaker + bulkhead in every stack (SuccessPath).
+      boolean post = "POST".equals(method);
+      calls.put(SDK_STACK, s::sdkWithBulkheadCall);
+      calls.put(FAILSAFE_STACK, post ? s::failsafeStackWithNewKeyCall : s::failsafeStackCall);
+      calls.put(R4J_STACK, post ? s::resilience4jStackWithNewKeyCall : s::resilience4jStackCall);
       List<String> names = new ArrayList<>(calls.keySet());
       int n = names.size();
       Random order = new Random(SEED);
@@ -133,7 +142,9 @@ public final class InterleavedLatency {
           {sdk, names.indexOf("resilience4j `Retry.decorateCheckedSupplier`")},
           {async, names.indexOf("(diagnostic) OkHttp `enqueue` + future")},
           {sdk, names.indexOf("Failsafe + a new key per call")},
-          {sdk, names.indexOf("resilience4j + a new key per call")}};
+          {sdk, names.indexOf("resilience4j + a new key per call")},
+          {names.indexOf(SDK_STACK), names.indexOf(FAILSAFE_STACK)},
+          {names.indexOf(SDK_STACK), names.indexOf(R4J_STACK)}};
       for (int[] pair : pairs) {
         if (pair[1] < 0) {
           continue; // the keyed peers run for POST only

@@ -3,6 +3,11 @@ package io.github.resilienthttp.bench;
 import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeExecutor;
 import dev.failsafe.okhttp.FailsafeCall;
+import io.github.resilience4j.bulkhead.BulkheadConfig;
+import io.github.resilience4j.bulkhead.BulkheadRegistry;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
@@ -11,6 +16,8 @@ import io.github.resilienthttp.RetryPolicy;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -52,6 +59,20 @@ import org.openjdk.jmh.annotations.TearDown;
  *       {@code ofExponentialRandomBackoff(50 ms, 2.0, 1.0, 5 s)} (the same distribution).
  * </ul>
  *
+ * <p>The rows above only retry, while the SDK also runs a per-target circuit breaker, a budget and
+ * a deadline. The <em>like-for-like stacks</em> add what the SDK runs, composed as each library's
+ * documentation shows, per target (host), with the SDK configured with a bulkhead of the same size:
+ *
+ * <ul>
+ *   <li>Failsafe: {@code Failsafe.with(retryPolicy).compose(circuitBreaker).compose(bulkhead)}
+ *       (outermost first), the breaker handling {@code IOException} and 5xx results, a bulkhead of
+ *       {@value #STACK_BULKHEAD} permits;
+ *   <li>resilience4j: {@code Retry(CircuitBreaker(Bulkhead(call)))}, the order of its
+ *       {@code Decorators}, a breaker recording {@code IOException} and 5xx results, a bulkhead of
+ *       {@value #STACK_BULKHEAD} concurrent calls;
+ *   <li>SDK: the defaults plus {@code bulkhead(maxConcurrentCalls = }{@value #STACK_BULKHEAD}{@code )}.
+ * </ul>
+ *
  * <p>Subclasses choose the JMH mode and thread count; this class holds the shared state.
  */
 @State(Scope.Benchmark)
@@ -72,6 +93,15 @@ public abstract class SuccessPath {
   ResilientHttpClient sdk;
   FailsafeExecutor<Response> failsafe;
   Retry retry;
+  /** The SDK's defaults plus a bulkhead: the SDK's row of the like-for-like stacks. */
+  ResilientHttpClient sdkWithBulkhead;
+  /** Failsafe's retry, breaker and bulkhead, one stack per target host. */
+  final ConcurrentMap<String, FailsafeExecutor<Response>> failsafeStacks = new ConcurrentHashMap<>();
+  CircuitBreakerRegistry r4jBreakers;
+  BulkheadRegistry r4jBulkheads;
+
+  /** The bulkhead size of every like-for-like stack. */
+  static final int STACK_BULKHEAD = 64;
 
   @Setup(Level.Trial)
   public void setUp() throws IOException {
@@ -87,6 +117,35 @@ public abstract class SuccessPath {
     sdk = ResilientHttpClient.wrap(okHttp).build();
     failsafe = Failsafe.with(failsafeRetryPolicy());
     retry = resilience4jRetry();
+    rebuildStacks();
+  }
+
+  /** (Re)builds the SDK's and the peers' like-for-like stacks on {@link #okHttp}. */
+  void rebuildStacks() {
+    sdkWithBulkhead = ResilientHttpClient.wrap(okHttp)
+        .bulkhead(io.github.resilience4j.bulkhead.BulkheadConfig.custom()
+            .maxConcurrentCalls(STACK_BULKHEAD).maxWaitDuration(Duration.ZERO).build())
+        .build();
+    failsafeStacks.clear();
+    r4jBreakers = CircuitBreakerRegistry.of(CircuitBreakerConfig.<Response>custom()
+        .recordExceptions(IOException.class)
+        .recordResult(r -> r instanceof Response && ((Response) r).code() >= 500)
+        .build());
+    r4jBulkheads = BulkheadRegistry.of(BulkheadConfig.custom()
+        .maxConcurrentCalls(STACK_BULKHEAD).maxWaitDuration(Duration.ZERO).build());
+  }
+
+  /** Failsafe's full stack for one target, as its documentation composes policies. */
+  static FailsafeExecutor<Response> newFailsafeStack() {
+    dev.failsafe.CircuitBreaker<Response> breaker = dev.failsafe.CircuitBreaker.<Response>builder()
+        .handle(IOException.class)
+        .handleResultIf(r -> r.code() >= 500)
+        .withFailureRateThreshold(50, 10, Duration.ofSeconds(60))
+        .withDelay(Duration.ofSeconds(30))
+        .build();
+    dev.failsafe.Bulkhead<Response> bulkhead = dev.failsafe.Bulkhead.<Response>builder(STACK_BULKHEAD)
+        .build();
+    return Failsafe.with(failsafeRetryPolicy()).compose(breaker).compose(bulkhead);
   }
 
   /** Failsafe's retry policy, as its users would write it (see above); also {@link FaultComparison}'s. */
@@ -216,6 +275,47 @@ public abstract class SuccessPath {
   /** The same for resilience4j: see {@link #failsafeWithNewKeyCall()}. */
   int resilience4jWithNewKeyCall() throws Throwable {
     return resilience4jCall(withNewKey(request));
+  }
+
+  /** Like for like: Failsafe's retry, breaker and bulkhead for the request's target. */
+  int failsafeStackCall() throws IOException {
+    return failsafeStackCall(request);
+  }
+
+  /** Like for like with the SDK's keyed POST: Failsafe's full stack and a new key per call. */
+  int failsafeStackWithNewKeyCall() throws IOException {
+    return failsafeStackCall(withNewKey(request));
+  }
+
+  /** Like for like: resilience4j's retry, breaker and bulkhead for the request's target. */
+  int resilience4jStackCall() throws Throwable {
+    return resilience4jStackCall(request);
+  }
+
+  /** Like for like with the SDK's keyed POST: resilience4j's full stack and a new key per call. */
+  int resilience4jStackWithNewKeyCall() throws Throwable {
+    return resilience4jStackCall(withNewKey(request));
+  }
+
+  /** The SDK's row of the like-for-like stacks: its defaults plus a bulkhead. */
+  int sdkWithBulkheadCall() throws IOException {
+    return consume(sdkWithBulkhead.operation(request).execute());
+  }
+
+  private int failsafeStackCall(Request r) throws IOException {
+    FailsafeExecutor<Response> stack =
+        failsafeStacks.computeIfAbsent(r.url().host(), host -> newFailsafeStack());
+    return consume(FailsafeCall.with(stack).compose(okHttp.newCall(r)).execute());
+  }
+
+  private int resilience4jStackCall(Request r) throws Throwable {
+    String target = r.url().host();
+    CircuitBreaker breaker = r4jBreakers.circuitBreaker(target);
+    io.github.resilience4j.bulkhead.Bulkhead bulkhead = r4jBulkheads.bulkhead(target);
+    return consume(Retry.decorateCheckedSupplier(retry,
+        CircuitBreaker.decorateCheckedSupplier(breaker,
+            io.github.resilience4j.bulkhead.Bulkhead.decorateCheckedSupplier(bulkhead,
+                () -> okHttp.newCall(r).execute()))).get());
   }
 
   private int failsafeCall(Request r) throws IOException {

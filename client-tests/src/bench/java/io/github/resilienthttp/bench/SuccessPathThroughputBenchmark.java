@@ -41,4 +41,22 @@ public class SuccessPathThroughputBenchmark extends SuccessPath {
   public int resilience4j() throws Throwable {
     return resilience4jCall();
   }
+
+  /** Like for like: the SDK with a bulkhead, see {@link SuccessPath}. */
+  @Benchmark
+  public int sdkStack() throws IOException {
+    return sdkWithBulkheadCall();
+  }
+
+  /** Like for like: Failsafe retry + breaker + bulkhead (a new key per POST). */
+  @Benchmark
+  public int failsafeStack() throws IOException {
+    return "POST".equals(method) ? failsafeStackWithNewKeyCall() : failsafeStackCall();
+  }
+
+  /** Like for like: resilience4j retry + breaker + bulkhead (a new key per POST). */
+  @Benchmark
+  public int resilience4jStack() throws Throwable {
+    return "POST".equals(method) ? resilience4jStackWithNewKeyCall() : resilience4jStackCall();
+  }
 }
