@@ -27,7 +27,10 @@ import java.util.function.Supplier;
  * is waiting. Each returned permit is handed to the oldest live waiter by a drain loop that never
  * recurses: a release made while a drain runs (for example by a waiter's continuation, on the same
  * stack) only asks the running drain for one more pass. A waiter that gave up (timed out, cancelled,
- * interrupted) is marked done and leaves the queue, by itself or at the next drain.
+ * interrupted) is only marked done: the drain drops it when it reaches the head, and sweeps the
+ * queue once the waiters that gave up outnumber the live ones. Giving up never searches the queue,
+ * so N waiters that give up cost O(N) in all, in any order (a search per waiter cost O(N²) under
+ * overload, when every queued operation times out).
  *
  * <p>The fast path (a free permit, nobody waiting) takes no lock and allocates nothing. Thread-safe.
  * Not API.
@@ -38,6 +41,11 @@ public final class BulkheadGate {
   private final Queue<Waiter> waiters = new ConcurrentLinkedQueue<>();
   /** Drain requests not yet served; only the thread that raised it from 0 drains. */
   private final AtomicInteger drainRequests = new AtomicInteger();
+  /** Waiters in {@link #waiters}, and how many of them gave up: kept apart from the O(n) size(). */
+  private final AtomicInteger queuedCount = new AtomicInteger();
+  private final AtomicInteger gaveUpCount = new AtomicInteger();
+  /** Fewer waiters that gave up than this are never swept: the head check drops them in time. */
+  private static final int SWEEP_MIN = 16;
 
   public BulkheadGate(String name, BulkheadConfig config) {
     this.maxWaitNanos = DurationMath.toNanos(config.getMaxWaitDuration());
@@ -122,7 +130,7 @@ public final class BulkheadGate {
       waiter.completeExceptionally(e);
       return waiter;
     }
-    waiters.add(waiter);
+    add(waiter);
     // A permit may have been freed between the failed try and the enqueue: look again.
     drain();
     return waiter;
@@ -134,11 +142,12 @@ public final class BulkheadGate {
    */
   public void giveUp(CompletableFuture<Boolean> waiting) {
     if (waiting instanceof Waiter waiter && waiter.complete(false)) {
-      waiters.remove(waiter);
       ScheduledFuture<?> timeout = waiter.timeout;
       if (timeout != null) {
         timeout.cancel(false);
       }
+      gaveUpCount.incrementAndGet();
+      drain(); // drops it at once when it is the oldest; sweeps when the dead outnumber the live
     }
   }
 
@@ -150,9 +159,20 @@ public final class BulkheadGate {
 
   private Waiter enqueue() {
     Waiter waiter = new Waiter();
-    waiters.add(waiter);
+    add(waiter);
     drain();
     return waiter;
+  }
+
+  private void add(Waiter waiter) {
+    queuedCount.incrementAndGet();
+    waiters.add(waiter);
+  }
+
+  /** Removes the head, which the drain (the only remover) has just peeked. */
+  private void removeHead() {
+    waiters.poll();
+    queuedCount.decrementAndGet();
   }
 
   /** Whether a wait of {@code allowedNanos} was shorter than the bulkhead's own maximum wait. */
@@ -178,24 +198,47 @@ public final class BulkheadGate {
       Waiter waiter;
       while ((waiter = waiters.peek()) != null) {
         if (waiter.isDone()) {
-          waiters.remove(waiter); // gave up: leaves the queue
+          removeHead(); // gave up: leaves the queue
+          gaveUpCount.decrementAndGet();
           continue;
         }
         if (!bulkhead.tryAcquirePermission()) {
           break;
         }
-        waiters.remove(waiter);
+        removeHead();
         if (waiter.complete(true)) {
           ScheduledFuture<?> timeout = waiter.timeout;
           if (timeout != null) {
             timeout.cancel(false);
           }
         } else {
+          gaveUpCount.decrementAndGet();
           bulkhead.releasePermission(); // it gave up meanwhile: the permit goes to the next one
         }
       }
+      int gaveUp = gaveUpCount.get();
+      if (gaveUp >= SWEEP_MIN && 2 * gaveUp > queuedCount.get()) {
+        sweep();
+      }
       missed = drainRequests.addAndGet(-missed);
     } while (missed != 0);
+  }
+
+  /**
+   * Drops every waiter that gave up, in one pass: O(queue), run only when they are at least half
+   * of it, so its cost is paid for by the give-ups that made it necessary. Drain thread only.
+   */
+  private void sweep() {
+    int[] removed = {0};
+    waiters.removeIf(w -> {
+      if (w.isDone()) {
+        removed[0]++;
+        return true;
+      }
+      return false;
+    });
+    queuedCount.addAndGet(-removed[0]);
+    gaveUpCount.addAndGet(-removed[0]);
   }
 
   /**

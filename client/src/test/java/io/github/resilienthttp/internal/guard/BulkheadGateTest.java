@@ -79,6 +79,38 @@ class BulkheadGateTest {
     assertThat(gate.acquireAsync(LONG_WAIT, scheduler).join()).isTrue();
   }
 
+  /**
+   * Under overload every queued operation gives up, newest first as often as not. Giving up must not
+   * search the queue: 200,000 waiters that give up newest-first take a few hundred milliseconds
+   * with O(1) give-ups, and minutes with a search per waiter (2 × 10^10 steps), far past the
+   * timeout. The queue is empty afterwards, and the permit goes to the next live waiter.
+   */
+  @Test
+  @Timeout(20)
+  void waitersThatGiveUpNewestFirstCostLinearTimeAndLeaveNothingBehind() {
+    BulkheadGate gate = gate(1, Duration.ofSeconds(30));
+    assertThat(gate.acquireAsync(LONG_WAIT, scheduler).join()).isTrue();
+    int n = 200_000;
+    List<CompletableFuture<Boolean>> waits = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      waits.add(gate.acquireAsync(LONG_WAIT, scheduler));
+    }
+    CompletableFuture<Boolean> oldest = waits.get(0);
+    for (int i = n - 1; i >= 1; i--) {
+      gate.giveUp(waits.get(i));
+      if (i % 10_000 == 0) { // queued() walks the queue: only now and then
+        assertThat(gate.queued()).isLessThanOrEqualTo(2 * i + 16); // the dead never outnumber the live
+      }
+    }
+    assertThat(gate.queued()).isBetween(1, 1 + 16); // the live one, and a few dead ones not yet swept
+    assertThat(oldest).isNotDone();
+    gate.release();
+    assertThat(oldest.join()).isTrue();
+    assertThat(gate.queued()).isZero(); // the drain dropped the dead ones behind it
+    gate.release();
+    assertThat(available(gate)).isEqualTo(1);
+  }
+
   @Test
   void syncAndAsyncWaitersAreServedInArrivalOrder() throws Exception {
     BulkheadGate gate = gate(1, Duration.ofSeconds(30));
