@@ -16,7 +16,11 @@ import okhttp3.HttpUrl;
  * beyond that evicts the least recently used one, from this map and from the registry, so a client
  * that calls many hosts (one per tenant, say) does not keep a breaker for each for ever. An evicted
  * target that comes back starts with a new, closed breaker: its failure history is forgotten, which
- * is what "idle" should mean for a breaker.
+ * is what "idle" should mean for a breaker. Recency is counted in <em>generations</em>: a
+ * generation ends when a new target is added, and a target remembers the last generation in which
+ * it was asked for. An operation on a known target therefore reads two fields and writes nothing
+ * shared (no clock read either), except the first time it asks in a generation; eviction picks a
+ * target of the oldest generation.
  *
  * <p>It also remembers when the SDK saw each breaker open, to tell callers how long it stays open.
  * It deliberately registers no event consumer on the breakers: resilience4j builds an event object
@@ -33,6 +37,8 @@ public final class TargetCircuitBreakers {
   private final Map<String, Target> byTarget = new ConcurrentHashMap<>();
   /** Most clients call one target: remembering the last one avoids building its name each time. */
   private volatile Target last;
+  /** The current generation of recency (see the class comment); advanced when a target is added. */
+  private volatile long generation;
 
   /** A breaker and what the SDK saw of it. */
   public static final class Target {
@@ -41,8 +47,8 @@ public final class TargetCircuitBreakers {
     private final String host;
     private final int port;
     private volatile CircuitBreaker.State lastSeen = CircuitBreaker.State.CLOSED;
-    /** When an operation last asked for this target (System.nanoTime), for eviction. */
-    private volatile long lastUsedNanos = System.nanoTime();
+    /** The last generation in which an operation asked for this target, for eviction. */
+    private volatile long usedInGeneration;
     private volatile long openedAtMillis = -1;
 
     Target(CircuitBreaker breaker, String scheme, String host, int port) {
@@ -114,20 +120,24 @@ public final class TargetCircuitBreakers {
       return single;
     }
     Target t = last;
-    if (t != null && t.matches(url)) {
-      return t;
-    }
-    String name = targetName(url);
-    t = byTarget.get(name);
-    if (t == null) {
-      t = byTarget.computeIfAbsent(name,
-          n -> new Target(registry.circuitBreaker(n), url.scheme(), url.host(), url.port()));
-      if (byTarget.size() > maxTargets) {
-        evictLeastRecentlyUsed(t);
+    if (t == null || !t.matches(url)) {
+      String name = targetName(url);
+      t = byTarget.get(name);
+      if (t == null) {
+        t = byTarget.computeIfAbsent(name, n -> {
+          generation++; // under the map's lock for this key; a lost increment only blurs recency
+          return new Target(registry.circuitBreaker(n), url.scheme(), url.host(), url.port());
+        });
+        if (byTarget.size() > maxTargets) {
+          evictLeastRecentlyUsed(t);
+        }
       }
+      last = t;
     }
-    t.lastUsedNanos = System.nanoTime();
-    last = t;
+    long g = generation;
+    if (t.usedInGeneration != g) {
+      t.usedInGeneration = g;
+    }
     return t;
   }
 
@@ -141,7 +151,7 @@ public final class TargetCircuitBreakers {
       for (Map.Entry<String, Target> e : byTarget.entrySet()) {
         Target candidate = e.getValue();
         if (candidate != keep && (oldest == null
-            || candidate.lastUsedNanos - oldest.getValue().lastUsedNanos < 0)) {
+            || candidate.usedInGeneration < oldest.getValue().usedInGeneration)) {
           oldest = e;
         }
       }
