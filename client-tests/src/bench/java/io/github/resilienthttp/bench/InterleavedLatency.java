@@ -170,7 +170,7 @@ public final class InterleavedLatency {
   }
 
   /** A percentile of the bootstrap distribution of the median (2,000 resamples). */
-  private static double bootstrapMedian(double[] xs, Random random, double q) {
+  static double bootstrapMedian(double[] xs, Random random, double q) {
     int resamples = 2_000;
     double[] medians = new double[resamples];
     double[] pick = new double[xs.length];

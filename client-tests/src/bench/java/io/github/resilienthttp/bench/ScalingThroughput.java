@@ -1,0 +1,149 @@
+package io.github.resilienthttp.bench;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import okhttp3.ConnectionPool;
+
+/**
+ * Healthy-path throughput at several caller-thread counts, measured <em>paired</em>: in each round
+ * every caller (raw OkHttp, the SDK, the like-for-like stacks) runs for the same time slice with
+ * the same number of threads, in a shuffled order, and each caller's operations per second are
+ * divided by raw OkHttp's in the same round. Load from other processes drifts over a minute on a
+ * shared machine; within one round it affects every caller about equally, so the median of the
+ * per-round ratios (with a seeded 95 % bootstrap interval) is usable where JMH's intervals at 64
+ * threads are ± 40 %.
+ *
+ * <p>Every caller shares one {@code OkHttpClient} whose pool keeps as many idle connections as there
+ * are threads, so that no caller pays for connection churn the others do not.
+ *
+ * <pre>
+ * java -cp client-tests/target/benchmarks.jar io.github.resilienthttp.bench.ScalingThroughput [rounds] [slice ms] [threads,...] [GET|POST]
+ * </pre>
+ */
+public final class ScalingThroughput {
+  private static final long SEED = 20_261_201L;
+
+  private ScalingThroughput() {}
+
+  public static void main(String[] args) throws Throwable {
+    int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 12;
+    long sliceMillis = args.length > 1 ? Long.parseLong(args[1]) : 500;
+    String[] threadCounts = (args.length > 2 ? args[2] : "1,4,16,64").split(",");
+    String method = args.length > 3 ? args[3] : "GET";
+    System.out.printf(Locale.ROOT, "Paired throughput (%s): %d rounds x %d ms per caller per thread count,"
+        + " shuffled order per round (seed %d), after 2 warm-up rounds%n%n", method, rounds, sliceMillis,
+        SEED);
+    for (String t : threadCounts) {
+      measure(method, Integer.parseInt(t.trim()), rounds, sliceMillis);
+    }
+  }
+
+  private static void measure(String method, int threads, int rounds, long sliceMillis)
+      throws Throwable {
+    SuccessPath s = new SuccessPathThroughputBenchmark();
+    s.method = method;
+    s.setUp();
+    try {
+      s.okHttp = s.okHttp.newBuilder()
+          .connectionPool(new ConnectionPool(Math.max(5, threads), 5, TimeUnit.MINUTES)).build();
+      s.sdk = io.github.resilienthttp.ResilientHttpClient.wrap(s.okHttp).build();
+      s.rebuildStacks();
+      boolean post = "POST".equals(method);
+      Map<String, InterleavedLatency.Call> callers = new LinkedHashMap<>();
+      callers.put("OkHttp `newCall().execute()`" + (post ? " + key" : ""),
+          post ? s::rawOkHttpWithNewKeyCall : s::rawOkHttpCall);
+      callers.put("SDK `operation(req).execute()`", s::sdkSyncCall);
+      callers.put("SDK + bulkhead (like-for-like stack)", s::sdkWithBulkheadCall);
+      callers.put("Failsafe retry + breaker + bulkhead" + (post ? " + key" : ""),
+          post ? s::failsafeStackWithNewKeyCall : s::failsafeStackCall);
+      callers.put("resilience4j retry + breaker + bulkhead" + (post ? " + key" : ""),
+          post ? s::resilience4jStackWithNewKeyCall : s::resilience4jStackCall);
+      List<String> names = new ArrayList<>(callers.keySet());
+      int n = names.size();
+      double[][] opsPerSecond = new double[n][rounds];
+      Random order = new Random(SEED + threads);
+      int warmup = 2;
+      for (int r = -warmup; r < rounds; r++) {
+        List<Integer> idx = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+          idx.add(i);
+        }
+        Collections.shuffle(idx, order);
+        for (int i : idx) {
+          double ops = slice(callers.get(names.get(i)), threads, sliceMillis);
+          if (r >= 0) {
+            opsPerSecond[i][r] = ops;
+          }
+        }
+      }
+      System.out.printf(Locale.ROOT, "#### %s, %d caller thread%s%n%n", method, threads,
+          threads == 1 ? "" : "s");
+      System.out.println("| caller | median ops/s | median of per-round ratio to raw [95 % CI] |");
+      System.out.println("|---|---:|---:|");
+      Random boot = new Random(SEED);
+      for (int i = 0; i < n; i++) {
+        double[] ratios = new double[rounds];
+        for (int r = 0; r < rounds; r++) {
+          ratios[r] = opsPerSecond[i][r] / opsPerSecond[0][r];
+        }
+        String ratio = i == 0 ? "1" : String.format(Locale.ROOT, "%.3f [%.3f, %.3f]",
+            InterleavedLatency.median(ratios), InterleavedLatency.bootstrapMedian(ratios, boot, 0.025),
+            InterleavedLatency.bootstrapMedian(ratios, boot, 0.975));
+        System.out.printf(Locale.ROOT, "| %s | %.0f | %s |%n", names.get(i),
+            InterleavedLatency.median(opsPerSecond[i]), ratio);
+      }
+      System.out.println();
+    } finally {
+      s.tearDown();
+    }
+  }
+
+  /** Runs {@code call} on {@code threads} threads for about {@code millis}; operations per second. */
+  private static double slice(InterleavedLatency.Call call, int threads, long millis)
+      throws InterruptedException {
+    LongAdder done = new LongAdder();
+    LongAdder failed = new LongAdder();
+    AtomicBoolean stop = new AtomicBoolean();
+    CountDownLatch ready = new CountDownLatch(threads);
+    CountDownLatch go = new CountDownLatch(1);
+    List<Thread> workers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      Thread w = new Thread(() -> {
+        ready.countDown();
+        try {
+          go.await();
+          while (!stop.get()) {
+            call.run();
+            done.increment();
+          }
+        } catch (Throwable e) {
+          failed.increment();
+        }
+      }, "caller-" + t);
+      w.start();
+      workers.add(w);
+    }
+    ready.await();
+    long t0 = System.nanoTime();
+    go.countDown();
+    TimeUnit.MILLISECONDS.sleep(millis);
+    stop.set(true);
+    for (Thread w : workers) {
+      w.join();
+    }
+    long elapsed = System.nanoTime() - t0;
+    if (failed.sum() > 0) {
+      throw new IllegalStateException(failed.sum() + " caller thread(s) failed");
+    }
+    return done.sum() * 1e9 / elapsed;
+  }
+}
