@@ -34,17 +34,31 @@ final class LoopbackHttpServer implements Closeable {
       + BODY).getBytes(StandardCharsets.US_ASCII);
   private static final byte[] CONTENT_LENGTH = "content-length:".getBytes(StandardCharsets.US_ASCII);
 
+  /** The precomputed answers: to a POST and to any other request. */
+  private final byte[] answerToPost;
+  private final byte[] answerToOthers;
   private final ServerSocket serverSocket;
   private final List<Socket> connections = new CopyOnWriteArrayList<>();
   private final AtomicLong requests = new AtomicLong();
   private volatile boolean closed;
 
-  private LoopbackHttpServer(ServerSocket serverSocket) {
+  private LoopbackHttpServer(ServerSocket serverSocket, byte[] answerToPost, byte[] answerToOthers) {
     this.serverSocket = serverSocket;
+    this.answerToPost = answerToPost;
+    this.answerToOthers = answerToOthers;
   }
 
   static LoopbackHttpServer start() throws IOException {
     return start(0);
+  }
+
+  /**
+   * A server that answers every POST with {@code post} and every other request with {@code other}:
+   * whole HTTP/1.1 responses (status line, headers, blank line, body), for example a 202 with a
+   * {@code Location} and a {@code Retry-After} to the submit and a "running" status to every poll.
+   */
+  static LoopbackHttpServer answering(String post, String other) throws IOException {
+    return start(0, post.getBytes(StandardCharsets.US_ASCII), other.getBytes(StandardCharsets.US_ASCII));
   }
 
   /**
@@ -60,10 +74,15 @@ final class LoopbackHttpServer implements Closeable {
   }
 
   static LoopbackHttpServer start(int port) throws IOException {
+    return start(port, RESPONSE, RESPONSE);
+  }
+
+  private static LoopbackHttpServer start(int port, byte[] answerToPost, byte[] answerToOthers)
+      throws IOException {
     ServerSocket socket = new ServerSocket();
     socket.setReuseAddress(true);
     socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 512);
-    LoopbackHttpServer server = new LoopbackHttpServer(socket);
+    LoopbackHttpServer server = new LoopbackHttpServer(socket, answerToPost, answerToOthers);
     Thread acceptor = new Thread(server::acceptLoop, "loopback-http-acceptor");
     acceptor.setDaemon(true);
     acceptor.start();
@@ -98,7 +117,7 @@ final class LoopbackHttpServer implements Closeable {
     }
   }
 
-  /** Reads requests off one connection and answers each with {@link #RESPONSE}. */
+  /** Reads requests off one connection and answers each with its precomputed answer. */
   private void serve(Socket socket) {
     byte[] buf = new byte[16 * 1024];
     int start = 0;
@@ -122,6 +141,7 @@ final class LoopbackHttpServer implements Closeable {
           end += n;
           headerEnd = indexOfHeaderEnd(buf, start, end);
         }
+        boolean post = buf[start] == 'P' && buf[start + 1] == 'O';
         long bodyLeft = contentLength(buf, start, headerEnd);
         start = headerEnd;
         // Skip the body: first what is buffered, then from the socket.
@@ -142,7 +162,7 @@ final class LoopbackHttpServer implements Closeable {
           end = 0;
         }
         requests.incrementAndGet();
-        out.write(RESPONSE);
+        out.write(post ? answerToPost : answerToOthers);
         out.flush();
       }
     } catch (IOException e) {
