@@ -44,6 +44,7 @@ public final class CallerOverhead {
         + " first 3 rounds warm-up; medians over the remaining rounds%n%n", rounds, calls);
     for (String method : new String[] {"GET", "POST"}) {
       measure(method, rounds, calls);
+      stacks(method, rounds, calls);
     }
     measureKeys(rounds, calls);
   }
@@ -77,17 +78,6 @@ public final class CallerOverhead {
       }
       table(method + " (no network, 1 thread)", callers, rounds, calls);
 
-      // Like for like: each stack runs a retry, a per-target breaker and a bulkhead (SuccessPath).
-      Map<String, InterleavedLatency.Call> stacks = new LinkedHashMap<>();
-      stacks.put("OkHttp `newCall().execute()`", s::rawOkHttpCall);
-      boolean post = "POST".equals(method);
-      stacks.put("SDK + bulkhead (`operation(req).execute()`" + (post ? ", its own key)" : ")"),
-          s::sdkWithBulkheadCall);
-      stacks.put("Failsafe retry + breaker + bulkhead" + (post ? " + key" : ""),
-          post ? s::failsafeStackWithNewKeyCall : s::failsafeStackCall);
-      stacks.put("resilience4j retry + breaker + bulkhead" + (post ? " + key" : ""),
-          post ? s::resilience4jStackWithNewKeyCall : s::resilience4jStackCall);
-      table(method + " like-for-like stacks (no network, 1 thread)", stacks, rounds, calls);
     } finally {
       s.tearDown();
     }
@@ -118,8 +108,48 @@ public final class CallerOverhead {
     }
   }
 
-  private static void table(String title, Map<String, InterleavedLatency.Call> callers, int rounds,
-      int calls) throws Throwable {
+  /** One caller's medians: CPU ns and allocated bytes per call, each over raw OkHttp. */
+  record Added(double cpuNanos, double bytes) {}
+
+  /**
+   * The like-for-like stacks of {@code method} (raw OkHttp first, then the SDK with a bulkhead and
+   * the two peers' retry + breaker + bulkhead stacks), printed as a table.
+   *
+   * @return each caller's added cost over raw OkHttp, by name, in the table's order
+   */
+  static Map<String, Added> stacks(String method, int rounds, int calls) throws Throwable {
+    byte[] body = "{\"id\":\"pay_1\",\"status\":\"succeeded\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    MediaType json = MediaType.get("application/json");
+    Interceptor answer = chain -> new Response.Builder().request(chain.request())
+        .protocol(Protocol.HTTP_1_1).code(200).message("OK")
+        .body(ResponseBody.create(body, json)).build();
+    SuccessPath s = new SuccessPathLatencyBenchmark();
+    s.method = method;
+    s.setUp();
+    try {
+      s.okHttp = s.okHttp.newBuilder().addInterceptor(answer).build();
+      s.sdk = io.github.resilienthttp.ResilientHttpClient.wrap(s.okHttp).build();
+      s.rebuildStacks();
+      boolean post = "POST".equals(method);
+      Map<String, InterleavedLatency.Call> stacks = new LinkedHashMap<>();
+      stacks.put(RAW, s::rawOkHttpCall);
+      stacks.put(SDK_STACK, s::sdkWithBulkheadCall);
+      stacks.put(FAILSAFE_STACK, post ? s::failsafeStackWithNewKeyCall : s::failsafeStackCall);
+      stacks.put(R4J_STACK, post ? s::resilience4jStackWithNewKeyCall : s::resilience4jStackCall);
+      return table(method + " like-for-like stacks (no network, 1 thread; POST: a new key per call in"
+          + " every stack)", stacks, rounds, calls);
+    } finally {
+      s.tearDown();
+    }
+  }
+
+  static final String RAW = "OkHttp `newCall().execute()`";
+  static final String SDK_STACK = "SDK + bulkhead (`operation(req).execute()`)";
+  static final String FAILSAFE_STACK = "Failsafe retry + breaker + bulkhead";
+  static final String R4J_STACK = "resilience4j retry + breaker + bulkhead";
+
+  private static Map<String, Added> table(String title, Map<String, InterleavedLatency.Call> callers,
+      int rounds, int calls) throws Throwable {
     ThreadMXBean mx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     long tid = Thread.currentThread().getId();
     int n = callers.size();
@@ -142,6 +172,7 @@ public final class CallerOverhead {
     System.out.println();
     System.out.println("| caller | CPU ns/call | added CPU ns/call | allocated B/call | added B/call |");
     System.out.println("|---|---:|---:|---:|---:|");
+    Map<String, Added> added = new LinkedHashMap<>();
     int i = 0;
     for (String name : callers.keySet()) {
       double c = medianAfterWarmup(cpu[i]);
@@ -151,9 +182,11 @@ public final class CallerOverhead {
       System.out.printf(Locale.ROOT, "| %s | %.0f | %s | %.0f | %s |%n", name, c,
           i == 0 ? "—" : String.format(Locale.ROOT, "%+.0f", c - c0), b,
           i == 0 ? "—" : String.format(Locale.ROOT, "%+.0f", b - b0));
+      added.put(name, new Added(c - c0, b - b0));
       i++;
     }
     System.out.println();
+    return added;
   }
 
   private static double medianAfterWarmup(double[] perRound) {
