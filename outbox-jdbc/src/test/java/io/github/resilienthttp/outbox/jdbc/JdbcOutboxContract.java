@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.resilienthttp.Backoff;
 import io.github.resilienthttp.Operation;
+import io.github.resilienthttp.OutboxClaim;
 import io.github.resilienthttp.OutboxEntry;
 import io.github.resilienthttp.OutboxResumer;
 import io.github.resilienthttp.OutcomeUnknownException;
@@ -197,6 +198,123 @@ abstract class JdbcOutboxContract {
     assertThat(outbox.due(T0, 10)).extracting(e -> e.token().idempotencyKey())
         .containsExactly("committed");
     assertThat(count(db, "SELECT COUNT(*) FROM " + charges)).isEqualTo(1);
+  }
+
+  @Test
+  void aClaimLeasesItsRowsAndAStaleClaimIsFenced() {
+    JdbcOutbox outbox = outbox(db);
+    outbox.park(entry("a", T0));
+    outbox.park(entry("b", T0.plusSeconds(1)));
+    outbox.park(entry("c", T0.plusSeconds(2)));
+    Instant now = T0.plusSeconds(5);
+    Duration lease = Duration.ofSeconds(10);
+    List<OutboxClaim> first = outbox.claim(now, 2, lease);
+    assertThat(first).extracting(OutboxClaim::idempotencyKey).containsExactly("a", "b");
+    assertThat(first.get(0).entry()).isEqualTo(entry("a", T0));
+    assertThat(first.get(0).leaseExpiresAt()).isEqualTo(now.plus(lease));
+    assertThat(outbox.claim(now, 10, lease)).extracting(OutboxClaim::idempotencyKey)
+        .containsExactly("c");
+    assertThat(outbox.due(now.plus(lease).minusMillis(1), 10)).isEmpty();
+    assertThat(outbox.claim(now, 0, lease)).isEmpty();
+    assertThatThrownBy(() -> outbox.claim(now, 1, Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease");
+
+    List<OutboxClaim> takeover = outbox.claim(now.plus(lease), 10, lease);
+    assertThat(takeover).extracting(OutboxClaim::idempotencyKey).containsExactly("a", "b", "c");
+    OutboxClaim staleA = first.get(0);
+    OutboxClaim currentA = takeover.get(0);
+    assertThat(currentA.token()).isNotEqualTo(staleA.token());
+    assertThat(outbox.renew(staleA, now, lease)).isFalse();
+    assertThat(outbox.complete(staleA)).isFalse();
+    assertThat(outbox.reschedule(staleA, staleA.entry().triedAgainAt(now))).isFalse();
+    assertThat(outbox.size()).isEqualTo(3);
+
+    Instant later = now.plus(lease).plusSeconds(30);
+    assertThat(outbox.reschedule(currentA, currentA.entry().triedAgainAt(later))).isTrue();
+    assertThat(outbox.due(later, 10)).extracting(e -> e.token().idempotencyKey() + "/" + e.tries())
+        .containsExactly("b/0", "c/0", "a/1"); // b and c: due when their lease ends
+    OutboxClaim currentB = takeover.get(1);
+    assertThat(outbox.renew(currentB, later, lease)).isTrue();
+    assertThat(outbox.complete(currentB)).isTrue();
+    assertThat(outbox.complete(currentB)).isFalse();
+    assertThat(outbox.size()).isEqualTo(2);
+    assertThat(outbox.oldestParkedAt()).contains(T0);
+    outbox.park(entry("c", T0)); // parking again voids c's claim
+    assertThat(outbox.complete(takeover.get(2))).isFalse();
+  }
+
+  @Test
+  void concurrentClaimersNeverGetTheSameRow() throws Exception {
+    JdbcOutbox outbox = outbox(db);
+    for (int i = 0; i < 200; i++) outbox.park(entry(String.format("k%03d", i), T0));
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      CyclicBarrier start = new CyclicBarrier(4);
+      List<Future<List<String>>> claimers = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        claimers.add(pool.submit(() -> {
+          start.await(10, TimeUnit.SECONDS);
+          List<String> mine = new ArrayList<>();
+          for (List<OutboxClaim> batch = outbox.claim(T0, 7, Duration.ofMinutes(1));
+              !batch.isEmpty(); batch = outbox.claim(T0, 7, Duration.ofMinutes(1))) {
+            for (OutboxClaim c : batch) mine.add(c.idempotencyKey());
+          }
+          return mine;
+        }));
+      }
+      List<String> all = new ArrayList<>();
+      for (Future<List<String>> f : claimers) all.addAll(f.get(60, TimeUnit.SECONDS));
+      assertThat(all).hasSize(200).doesNotHaveDuplicates();
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void completedInTheCallersTransactionWithTheBusinessRecord() throws Exception {
+    JdbcOutbox outbox = outbox(db);
+    outbox.park(entry("key-a", T0));
+    OutboxClaim claim = outbox.claim(T0, 10, Duration.ofMinutes(1)).get(0);
+    try (Connection c = db.getConnection()) {
+      c.setAutoCommit(false);
+      assertThat(outbox.complete(c, claim)).isTrue();
+      insertCharge(c);
+      c.rollback();
+      assertThat(outbox.size()).isEqualTo(1);
+      assertThat(outbox.complete(c, claim)).isTrue();
+      insertCharge(c);
+      c.commit();
+    }
+    assertThat(outbox.size()).isZero();
+    assertThat(count(db, "SELECT COUNT(*) FROM " + charges)).isEqualTo(1);
+    try (Connection c = db.getConnection()) {
+      c.setAutoCommit(false);
+      assertThat(outbox.complete(c, claim)).isFalse(); // gone: the caller rolls back
+      c.rollback();
+    }
+  }
+
+  @Test
+  void aTableOfThePreviousVersionIsMigratedByCreateSchema() {
+    String old = TestDatabases.uniqueName("old_outbox");
+    execute(db, "CREATE TABLE " + old + " (idempotency_key VARCHAR(255) NOT NULL, token VARCHAR(16384)"
+        + " NOT NULL, reason VARCHAR(200) NOT NULL, parked_at BIGINT NOT NULL, tries INTEGER NOT NULL,"
+        + " next_due_at BIGINT NOT NULL, CONSTRAINT " + old + "_pk PRIMARY KEY (idempotency_key))");
+    try {
+      execute(db, "INSERT INTO " + old + " VALUES ('key-a', '"
+          + entry("key-a", T0).token().toText() + "', 'outcome-unknown', " + T0.toEpochMilli()
+          + ", 2, " + T0.toEpochMilli() + ")");
+      JdbcOutbox outbox = JdbcOutbox.builder().dataSource(db).table(old).build();
+      outbox.createSchema();
+      outbox.createSchema(); // twice: nothing changes
+      OutboxClaim claim = outbox.claim(T0, 10, Duration.ofMinutes(1)).get(0);
+      assertThat(claim.entry().tries()).isEqualTo(2);
+      assertThat(outbox.claim(T0, 10, Duration.ofMinutes(1))).isEmpty();
+      assertThat(outbox.complete(claim)).isTrue();
+      assertThat(outbox.size()).isZero();
+    } finally {
+      execute(db, "DROP TABLE IF EXISTS " + old);
+    }
   }
 
   private void insertCharge(Connection c) throws Exception {
