@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.github.resilienthttp.micrometer.MicrometerOperationMetrics;
 import io.github.resilienthttp.testkit.FakeTimeSource;
 import io.github.resilienthttp.testkit.IdempotentTestServer;
+import io.micrometer.core.instrument.MockClock;
+import io.micrometer.core.instrument.simple.SimpleConfig;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,7 +31,8 @@ import org.junit.jupiter.api.Test;
  * Claims, leases and fences of the in-memory outbox, and the resumer's order: an intent leaves the
  * outbox only after its result handler returned; a failing handler reschedules, never abandons; a
  * resumer that stalled past its lease is refused (outcome {@code lost}) and its handler is not called;
- * a schedule drains until stopped and survives a drain that throws.
+ * a schedule drains until stopped and survives a drain that throws; the Micrometer outbox gauges and
+ * outcome counters.
  */
 class OutboxClaimTest {
   private static final MediaType JSON = MediaType.get("application/json");
@@ -213,6 +218,34 @@ class OutboxClaimTest {
       executor.shutdownNow();
     }
     assertThat(server.effectCountForKey("key-a")).isEqualTo(1);
+  }
+
+  @Test
+  void micrometerGaugesShowDepthAndOldestAgeAndCountersCountOutcomes() {
+    MockClock clock = new MockClock();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry(SimpleConfig.DEFAULT, clock);
+    MicrometerOperationMetrics metrics = new MicrometerOperationMetrics(registry)
+        .bindOutbox(outbox, "payments");
+    assertThat(registry.get("resilient.http.outbox.depth").tag("outbox", "payments").gauge()
+        .value()).isZero();
+    assertThat(registry.get("resilient.http.outbox.oldest_age").gauge().value()).isZero();
+
+    clock.add(Duration.ofMillis(time.now().toEpochMilli() - clock.wallTime())); // one "now"
+    park("key-a");
+    park("key-no-request");
+    clock.add(Duration.ofSeconds(90));
+    assertThat(registry.get("resilient.http.outbox.depth").gauge().value()).isEqualTo(2);
+    assertThat(registry.get("resilient.http.outbox.oldest_age").gauge().value()).isEqualTo(90);
+
+    ResilientHttpClient c = ResilientHttpClient.wrap(okHttp).timeSource(time).addListener(metrics)
+        .build();
+    OutboxResumer.builder(c, outbox)
+        .requestFor(t -> t.idempotencyKey().equals("key-a") ? charge() : null).build().drainOnce();
+    assertThat(registry.get("resilient.http.parked.tried").tag("outcome", "resumed").counter()
+        .count()).isEqualTo(1);
+    assertThat(registry.get("resilient.http.parked.tried").tag("outcome", "abandoned").counter()
+        .count()).isEqualTo(1);
+    assertThat(registry.get("resilient.http.outbox.depth").gauge().value()).isZero();
   }
 
   @Test
