@@ -216,13 +216,9 @@ public final class OutboxResumer {
         return settle(claim, "abandoned");
       }
     }
-    try (Response r = request == null ? client.resume(token, policy)
-        : client.resume(token, request, policy)) {
-      int code = r.code();
-      if (code == 408 || code == 429 || code >= 500) {
-        return reschedule(claim, token); // the last answer of a retried resume: still open
-      }
-      return handOver(claim, r);
+    Response r;
+    try {
+      r = request == null ? client.resume(token, policy) : client.resume(token, request, policy);
     } catch (KeyRetentionExceededException | AsyncOperationFailedException e) {
       return settle(claim, e instanceof KeyRetentionExceededException ? "abandoned" : "failed");
     } catch (IOException | RuntimeException e) {
@@ -231,6 +227,14 @@ public final class OutboxResumer {
       }
       // A wait that stopped again may have learnt the status resource: keep the newer token.
       return reschedule(claim, ResumableFailure.of(e).orElse(token));
+    }
+    // Outside the catch above: an outbox failure from here on is the outbox's, thrown to the caller.
+    try (r) {
+      int code = r.code();
+      if (code == 408 || code == 429 || code >= 500) {
+        return reschedule(claim, token); // the last answer of a retried resume: still open
+      }
+      return handOver(claim, r);
     }
   }
 
