@@ -4,11 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.resilienthttp.callbacks.TestDatabases.PooledDataSource;
 import io.github.resilienthttp.outbox.jdbc.OutboxFleetDrill.Instance;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -16,7 +11,6 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * The outbox at fleet scale (issue 23's drill): four resumer instances, each with its own connection,
@@ -25,8 +19,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * connection closed, with claims still leased) and one stalls past its lease. Every intent is settled
  * exactly once at the server (effects counted by key), handed over once by the instance whose claim
  * was current (one committed result row per key, no refused handover), and no row is left behind.
- * With {@code -Dresilient.http.drill.bench=true}, also measures the drain rate of 1, 2 and 4
- * instances (no faults) into {@code target/outbox-drain-rate.txt}.
+ * The drain-rate benchmark is {@link OutboxDrainRateBenchmarkTest}.
  */
 abstract class OutboxFleetDrillContract {
   static final int DEFAULT_INTENTS = 10_000;
@@ -97,30 +90,5 @@ abstract class OutboxFleetDrillContract {
       assertThat(handedOver).isEqualTo(INTENTS);
       assertThat(victim.handedOver.get()).isBetween(killAfter, INTENTS - 1);
     }
-  }
-
-  @Test
-  @EnabledIfSystemProperty(named = "resilient.http.drill.bench", matches = "true")
-  void drainRateOfOneTwoAndFourInstances() throws Exception {
-    StringBuilder report = new StringBuilder();
-    for (int n : new int[] {1, 2, 4}) {
-      try (OutboxFleetDrill drill = new OutboxFleetDrill(database())) {
-        drill.park(INTENTS);
-        for (int i = 0; i < n; i++) drill.add(Duration.ofSeconds(60), 100, OutboxFleetDrill.NOTHING);
-        long nanos = drill.run(Duration.ofMinutes(10));
-        assertThat(drill.rowsLeft()).isZero();
-        assertThat(drill.resultsPerKey()).hasSize(INTENTS);
-        double seconds = nanos / 1e9;
-        report.append(String.format("%s instances=%d intents=%d seconds=%.2f rate=%.0f/s%n",
-            getClass().getSimpleName(), n, INTENTS, seconds, INTENTS / seconds));
-      }
-    }
-    System.out.print(report);
-    write(report.toString());
-  }
-
-  private static void write(String text) throws IOException {
-    Files.writeString(Path.of("target", "outbox-drain-rate.txt"), text, StandardCharsets.UTF_8,
-        StandardOpenOption.CREATE, StandardOpenOption.APPEND);
   }
 }
