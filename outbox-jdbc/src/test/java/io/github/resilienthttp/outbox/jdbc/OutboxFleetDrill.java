@@ -12,14 +12,10 @@ import io.github.resilienthttp.callbacks.TestDatabases;
 import io.github.resilienthttp.callbacks.TestDatabases.PooledDataSource;
 import io.github.resilienthttp.testkit.Effect;
 import io.github.resilienthttp.testkit.IdempotentTestServer;
-import java.io.PrintWriter;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,8 +26,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
-import javax.sql.DataSource;
 import okhttp3.HttpUrl;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -98,7 +92,8 @@ final class OutboxFleetDrill implements AutoCloseable {
   /** One resumer process: its own connection, outbox, client and draining thread. */
   final class Instance {
     final int id;
-    final Connection physical;
+    /** This instance's own connection: a pool of one, closed to kill the instance. */
+    final PooledDataSource connection;
     final JdbcOutbox outbox;
     final OutboxResumer resumer;
     final Thread thread;
@@ -108,8 +103,8 @@ final class OutboxFleetDrill implements AutoCloseable {
 
     Instance(int id, Duration lease, int batchSize, BeforeResume beforeResume) throws SQLException {
       this.id = id;
-      this.physical = DriverManager.getConnection(db.url);
-      this.outbox = JdbcOutbox.builder().dataSource(new OneConnection(physical)).table(table).build();
+      this.connection = new PooledDataSource(db.url, 1);
+      this.outbox = JdbcOutbox.builder().dataSource(connection).table(table).build();
       ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
           .retryPolicy(RetryPolicy.builder().maxAttempts(1).build()).build();
       this.resumer = OutboxResumer.builder(client, outbox).lease(lease).batchSize(batchSize)
@@ -129,16 +124,17 @@ final class OutboxFleetDrill implements AutoCloseable {
     }
 
     private void handOver(OutboxClaim claim, okhttp3.Response response) throws SQLException {
-      physical.setAutoCommit(false);
-      try {
-        boolean current = outbox.complete(physical, claim);
+      // The pool rolls back a transaction left open when the connection is handed back.
+      try (Connection c = connection.getConnection()) {
+        c.setAutoCommit(false);
+        boolean current = outbox.complete(c, claim);
         handlerCalls.computeIfAbsent(claim.idempotencyKey(), k -> new CopyOnWriteArrayList<>())
             .add(id + (current ? "" : " (refused)"));
         if (!current) {
-          physical.rollback();
+          c.rollback();
           return;
         }
-        try (PreparedStatement ps = physical.prepareStatement(
+        try (PreparedStatement ps = c.prepareStatement(
             "INSERT INTO " + results + " VALUES (?, ?, ?, ?)")) {
           ps.setString(1, claim.idempotencyKey());
           ps.setInt(2, id);
@@ -146,12 +142,8 @@ final class OutboxFleetDrill implements AutoCloseable {
           ps.setString(4, claim.token());
           ps.executeUpdate();
         }
-        physical.commit();
+        c.commit();
         handedOver.incrementAndGet();
-      } finally {
-        if (!physical.isClosed()) {
-          physical.setAutoCommit(true);
-        }
       }
     }
 
@@ -173,9 +165,9 @@ final class OutboxFleetDrill implements AutoCloseable {
     }
 
     /** Kills this instance as a crashed process would end: interrupted, its connection closed. */
-    void kill() throws SQLException {
+    void kill() {
       thread.interrupt();
-      physical.close();
+      connection.close();
     }
   }
 
@@ -223,7 +215,7 @@ final class OutboxFleetDrill implements AutoCloseable {
     for (Instance i : instances) {
       i.thread.interrupt();
       i.thread.join(10_000);
-      i.physical.close();
+      i.connection.close();
     }
     server.close();
     okHttp.dispatcher().executorService().shutdown();
@@ -231,64 +223,6 @@ final class OutboxFleetDrill implements AutoCloseable {
     execute(db, "DROP TABLE IF EXISTS " + results);
     execute(db, "DROP TABLE IF EXISTS " + table);
     db.close();
-  }
-
-  /** A data source handing out one connection, whose close() is left to its owner. */
-  static final class OneConnection implements DataSource {
-    private final Connection physical;
-
-    OneConnection(Connection physical) {
-      this.physical = physical;
-    }
-
-    @Override
-    public Connection getConnection() {
-      return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
-          new Class<?>[] {Connection.class}, (proxy, method, args) -> {
-            if (method.getName().equals("close")) return null;
-            try {
-              return method.invoke(physical, args);
-            } catch (java.lang.reflect.InvocationTargetException e) {
-              throw e.getCause();
-            }
-          });
-    }
-
-    @Override
-    public Connection getConnection(String user, String password) throws SQLException {
-      throw new SQLFeatureNotSupportedException();
-    }
-
-    @Override
-    public PrintWriter getLogWriter() {
-      return null;
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) {}
-
-    @Override
-    public void setLoginTimeout(int seconds) {}
-
-    @Override
-    public int getLoginTimeout() {
-      return 0;
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-      throw new SQLFeatureNotSupportedException();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-      throw new SQLException("not a wrapper");
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) {
-      return false;
-    }
   }
 
   /** No hook. */

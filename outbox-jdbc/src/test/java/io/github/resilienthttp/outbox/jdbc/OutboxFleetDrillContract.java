@@ -42,13 +42,7 @@ abstract class OutboxFleetDrillContract {
       Instance victim = drill.add(LEASE, 25, (self, token) -> {
         // Mid-batch (claims of this batch still leased): killed from another thread.
         if (self.handedOver.get() >= killAfter && killed.compareAndSet(false, true)) {
-          Thread killer = new Thread(() -> {
-            try {
-              self.kill();
-            } catch (java.sql.SQLException e) {
-              throw new IllegalStateException(e);
-            }
-          });
+          Thread killer = new Thread(self::kill);
           killer.start();
           killer.join();
         }
