@@ -182,6 +182,31 @@ class OutboxClaimTest {
   }
 
   @Test
+  void lateInASlowBatchAnIntentTakenOverMeanwhileIsNotResumedAgain() {
+    park("key-a");
+    park("key-b");
+    List<String> handledBy = new CopyOnWriteArrayList<>();
+    OutboxResumer b = OutboxResumer.builder(client(), outbox).requestFor(t -> charge()).lease(LEASE)
+        .onResult((e, r) -> handledBy.add("b " + e.token().idempotencyKey())).build();
+    AtomicReference<OutboxResumer.Report> reportOfB = new AtomicReference<>();
+    OutboxResumer a = OutboxResumer.builder(client(), outbox).lease(LEASE)
+        .requestFor(t -> {
+          if (t.idempotencyKey().equals("key-a")) {
+            time.advance(LEASE); // key-a's resume is slow: key-b's claim runs out meanwhile
+            reportOfB.set(b.drainOnce()); // b takes both over and settles them
+          }
+          return charge();
+        })
+        .onResult((e, r) -> handledBy.add("a " + e.token().idempotencyKey())).build();
+    assertThat(a.drainOnce()).isEqualTo(new OutboxResumer.Report(0, 0, 0, 0, 2));
+    assertThat(reportOfB.get()).isEqualTo(new OutboxResumer.Report(2, 0, 0, 0, 0));
+    assertThat(handledBy).containsExactly("b key-a", "b key-b");
+    // a resumed key-a (a replay) but never sent key-b again.
+    assertThat(server.stats().requests()).isEqualTo(3);
+    assertThat(outbox.size()).isZero();
+  }
+
+  @Test
   void aScheduleDrainsUntilStoppedAndSurvivesADrainThatThrows() throws Exception {
     AtomicInteger claims = new AtomicInteger();
     Outbox flaky = new Outbox() {

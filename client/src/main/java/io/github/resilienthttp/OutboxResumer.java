@@ -38,9 +38,11 @@ import org.slf4j.LoggerFactory;
  * idempotent by key, or complete the claim itself in the transaction of its own record (the JDBC
  * outbox's {@code complete(Connection, OutboxClaim)}), which makes the handover exactly once.
  *
- * <p><b>Leases.</b> {@link Builder#lease} must be longer than one intent's resume plus its handler;
- * when a lease runs out anyway, another resumer may resume the same intent at the same time (the key
- * keeps the server safe) and only the current holder's handler runs.
+ * <p><b>Leases.</b> One drain claims its whole batch for {@link Builder#lease}; an intent reached
+ * when less than half the lease is left is renewed first (refused: {@code lost}, not resumed). The
+ * lease must be longer than one intent's resume plus its handler; when a lease runs out anyway,
+ * another resumer may resume the same intent at the same time (the key keeps the server safe) and
+ * only the current holder's handler runs.
  *
  * <p>The token holds no body: {@link Builder#requestFor} rebuilds the original request from your own
  * records (the business row the intent belongs to), for intents that must be re-submitted.
@@ -206,6 +208,12 @@ public final class OutboxResumer {
   private String tryOne(OutboxClaim claim) {
     OutboxEntry entry = claim.entry();
     ResumeToken token = entry.token();
+    // Late in a slow batch: make sure the intent is still this resumer's before resuming it again.
+    Instant now = runtime.timeSource().now();
+    if (now.plus(lease.dividedBy(2)).isAfter(claim.leaseExpiresAt())
+        && !outbox.renew(claim, now, lease)) {
+      return "lost";
+    }
     Request request = null;
     if (!token.isAccepted()) {
       if (!token.idempotencyKeySent() && !AttemptOutcome.isIdempotentMethod(token.method())) {

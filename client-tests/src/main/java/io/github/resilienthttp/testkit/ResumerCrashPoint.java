@@ -10,7 +10,8 @@ package io.github.resilienthttp.testkit;
 public enum ResumerCrashPoint {
   /**
    * After the resume got its definite answer, before the result handler ran: the resumer dies at
-   * its lease renewal, the step just before the handler.
+   * its lease renewal, the step just before the handler. (A resumer also renews before a resume
+   * when less than half its lease is left: give the drill a lease that does not run down that far.)
    */
   AFTER_RESUME_BEFORE_RESULT,
   /**
