@@ -297,8 +297,9 @@ public final class JdbcOutbox implements Outbox {
    * {@code now + lease}, so no other claim (in this or another process) returns it before the lease
    * runs out, and then the next claim takes it over with a new token. On PostgreSQL one statement
    * ({@code UPDATE … FROM (SELECT … FOR UPDATE SKIP LOCKED)}): concurrent claimers skip each other's
-   * rows instead of waiting. On H2 and other databases (H2 2.3 applies {@code SKIP LOCKED} after the
-   * row limit, so a second claimer would get nothing) each candidate is taken by a conditional
+   * rows instead of waiting. On H2 and other databases (in H2 2.3 a limited
+   * {@code SELECT … FOR UPDATE SKIP LOCKED} locks every matching row, not only those it returns, so a
+   * second claimer would get nothing) each candidate is taken by a conditional
    * {@code UPDATE} on its due time, tries and token: of two claimers racing for a row one wins, the
    * other moves on to the next candidate.
    *
