@@ -341,6 +341,52 @@ abstract class JdbcOutboxContract {
   }
 
   @Test
+  void aFailingHandlerReschedulesTheRowAndTheNextDrainChargesOnceInItsTransaction()
+      throws Exception {
+    OkHttpClient okHttp = new OkHttpClient.Builder().build();
+    FakeTimeSource time = new FakeTimeSource();
+    try (IdempotentTestServer server = IdempotentTestServer.startDefault()) {
+      JdbcOutbox outbox = outbox(db);
+      ResumeToken token = ResumeToken.forSubmit("POST", server.url("/payments"), "key-a", true,
+          time.now());
+      outbox.park(new OutboxEntry(token, "outcome-unknown", time.now(), 0, time.now()));
+      Request charge = new Request.Builder().url(server.url("/payments"))
+          .post(RequestBody.create("{\"amount\":100}", MediaType.get("application/json"))).build();
+      ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).timeSource(time).build();
+      List<String> calls = new ArrayList<>();
+      OutboxResumer resumer = OutboxResumer.builder(client, outbox).requestFor(t -> charge)
+          .maxTries(1).retryDelay(Duration.ofSeconds(30))
+          .onClaimedResult((claim, r) -> {
+            calls.add(claim.idempotencyKey() + " " + r.code());
+            try (Connection c = db.getConnection()) {
+              c.setAutoCommit(false);
+              assertThat(outbox.complete(c, claim)).isTrue();
+              insertCharge(c);
+              if (calls.size() == 1) {
+                throw new java.sql.SQLException("the ledger refused (injected)"); // rolled back
+              }
+              c.commit();
+            }
+          }).build();
+      assertThat(resumer.drainOnce()).isEqualTo(new OutboxResumer.Report(0, 0, 1, 0, 0));
+      assertThat(outbox.size()).isEqualTo(1);
+      assertThat(count(db, "SELECT COUNT(*) FROM " + charges)).isZero();
+      assertThat(outbox.due(time.now().plusSeconds(30), 10)).singleElement()
+          .satisfies(e -> assertThat(e.tries()).isEqualTo(1));
+
+      time.advance(Duration.ofSeconds(30));
+      assertThat(resumer.drainOnce()).isEqualTo(new OutboxResumer.Report(1, 0, 0, 0, 0));
+      assertThat(calls).containsExactly("key-a 201", "key-a 201");
+      assertThat(outbox.size()).isZero();
+      assertThat(count(db, "SELECT COUNT(*) FROM " + charges)).isEqualTo(1);
+      assertThat(server.effectCountForKey("key-a")).isEqualTo(1);
+    } finally {
+      okHttp.dispatcher().executorService().shutdown();
+      okHttp.connectionPool().evictAll();
+    }
+  }
+
+  @Test
   void anUnknownOutcomeIsParkedAndResumedLaterWithOneCharge() throws Exception {
     OkHttpClient okHttp = new OkHttpClient.Builder().build();
     FakeTimeSource time = new FakeTimeSource();
