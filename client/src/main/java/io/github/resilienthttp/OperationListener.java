@@ -207,7 +207,8 @@ public interface OperationListener {
    * @param entry the entry as it was before this try
    * @param outcome {@code resumed} (done; removed), {@code failed} (a definite failure; removed),
    *     {@code rescheduled} (still open; due again later), {@code abandoned} (out of tries or not
-   *     safe to re-send; removed, for manual handling)
+   *     safe to re-send; removed, for manual handling), {@code lost} (another resumer took the
+   *     intent over before this one settled it; left to that one)
    */
   default void parkedOperationTried(OperationInfo operation, OutboxEntry entry, String outcome) {}
 }

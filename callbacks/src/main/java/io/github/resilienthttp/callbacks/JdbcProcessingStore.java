@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
@@ -303,6 +304,21 @@ public final class JdbcProcessingStore implements ProcessingStore {
     } catch (SQLException e) {
       throw new ProcessingStoreException("purge of " + table + " failed", e);
     }
+  }
+
+  /**
+   * Runs {@link #purgeExpired()} every {@code period} on {@code executor} (fixed delay, the first
+   * now) until the returned schedule is stopped. A purge that throws is logged and counted; the next
+   * one runs as scheduled. The executor stays yours: shut it down after stopping.
+   *
+   * @param executor where purges run
+   * @param period between the end of one purge and the start of the next, 1 ms to 24 h; a fraction of
+   *     {@link #retention()} keeps the table near its live size
+   * @return the schedule, to stop
+   * @throws IllegalArgumentException when {@code period} is out of range
+   */
+  public PurgeSchedule startPurging(ScheduledExecutorService executor, Duration period) {
+    return PurgeSchedule.start(executor, period, "purge of " + table, this::purgeExpired);
   }
 
   @Override

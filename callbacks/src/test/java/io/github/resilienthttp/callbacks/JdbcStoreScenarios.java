@@ -14,6 +14,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -136,6 +137,40 @@ abstract class JdbcStoreScenarios extends ProcessingStoreContract {
     assertThatThrownBy(() -> JdbcProcessingStore.builder().dataSource(db).table("x; DROP TABLE y").build())
         .hasMessage("table: 'x; DROP TABLE y' is not [schema.]name of letters, digits and _ (up to 63 each)");
     assertThatThrownBy(() -> JdbcProcessingStore.builder().build()).hasMessage("dataSource: required");
+  }
+
+  @Test
+  void aPurgeScheduleDeletesExpiredRecordsUntilStopped_andSurvivesAFailingPurge() throws Exception {
+    JdbcProcessingStore store = jdbcStore(db);
+    store.complete((Claim.Acquired) store.claim("s", "old", LEASE), "done");
+    clock.advance(RETENTION);
+    store.complete((Claim.Acquired) store.claim("s", "fresh", LEASE), "done");
+    JdbcProcessingStore missing = JdbcProcessingStore.builder().dataSource(db)
+        .table(TestDatabases.uniqueName("no_such_table")).clock(clock).build();
+    java.util.concurrent.ScheduledExecutorService executor =
+        java.util.concurrent.Executors.newScheduledThreadPool(2);
+    try {
+      PurgeSchedule schedule = store.startPurging(executor, Duration.ofMillis(5));
+      PurgeSchedule failing = missing.startPurging(executor, Duration.ofMillis(5));
+      Instant giveUp = Instant.now().plusSeconds(20);
+      while ((schedule.purged() < 1 || failing.failures() < 2) && Instant.now().isBefore(giveUp)) {
+        Thread.sleep(5);
+      }
+      assertThat(schedule.stop(Duration.ofSeconds(10))).isTrue();
+      assertThat(failing.stop(Duration.ofSeconds(10))).isTrue();
+      assertThat(schedule.purged()).isEqualTo(1);
+      assertThat(failing.failures()).as("the schedule went on after a failing purge")
+          .isGreaterThanOrEqualTo(2);
+      assertThat(count(db, "SELECT COUNT(*) FROM " + table)).isEqualTo(1);
+      clock.advance(RETENTION);
+      Thread.sleep(30); // stopped: nothing purges the now expired "fresh" record
+      assertThat(count(db, "SELECT COUNT(*) FROM " + table)).isEqualTo(1);
+      assertThat(schedule.isStopped()).isTrue();
+      assertThatThrownBy(() -> store.startPurging(executor, Duration.ZERO))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("period");
+    } finally {
+      executor.shutdownNow();
+    }
   }
 
   @Test

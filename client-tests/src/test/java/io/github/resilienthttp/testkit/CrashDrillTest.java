@@ -7,6 +7,8 @@ import io.github.resilienthttp.Backoff;
 import io.github.resilienthttp.Operation;
 import io.github.resilienthttp.OperationFailure;
 import io.github.resilienthttp.OperationOptions;
+import io.github.resilienthttp.Outbox;
+import io.github.resilienthttp.OutboxResumer;
 import io.github.resilienthttp.OutcomeUnknownException;
 import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.RetryBudget;
@@ -14,6 +16,9 @@ import io.github.resilienthttp.RetryPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import okhttp3.HttpUrl;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -28,7 +33,11 @@ import org.junit.jupiter.api.Test;
  * restarts on its durable {@link IdempotencyLedger}, and the caller resumes the operation with its
  * key through the SDK. Each drill shows what the caller sees meanwhile and that the payment exists
  * exactly once. One {@link FakeTimeSource} is both the SDK's time and the server's clock, so the
- * SDK's waits between 409s are what runs the in-progress lease down: the attempts are exact.
+ * SDK's waits between 409s are what runs the in-progress lease down: the attempts are exact. The
+ * resumer's stages ({@link ResumerCrashPoint}): a resumer that dies after the resume but before the
+ * result handler leaves the intent parked and the next resumer hands it over once; one that dies
+ * after the handler but before the removal makes the next one hand the same replayed result over
+ * again (at least once: a record keyed by the intent keeps one).
  */
 class CrashDrillTest {
   private static final MediaType JSON = MediaType.get("application/json");
@@ -36,6 +45,7 @@ class CrashDrillTest {
   private static final String PAYMENT = "{\"order\":\"order-42\",\"amount\":1000}";
   private static final Duration LEASE = Duration.ofSeconds(1);
   private static final Duration WAIT = Duration.ofMillis(400);
+  private static final Duration RESUMER_LEASE = Duration.ofSeconds(30);
 
   private final FakeTimeSource time = new FakeTimeSource();
   private final IdempotencyLedger ledger = new IdempotencyLedger();
@@ -174,6 +184,94 @@ class CrashDrillTest {
     assertThat(second.stats().effects()).isOne();
     assertThat(second.stats().requests()).isZero();
     assertThat(second.crashed()).isFalse();
+  }
+
+  // ---------------------------------------------------------------- the resumer's stages
+
+  @Test
+  void resumerDiesAfterTheResumeBeforeTheResult_theNextOneHandsItOverOnceWithOnePayment()
+      throws Exception {
+    CrashingOutbox outbox = new CrashingOutbox(Outbox.inMemory());
+    IdempotentTestServer restarted = crashParkAndRestart(CrashPoint.AFTER_BUSINESS_WRITE, outbox);
+    Map<String, String> records = new ConcurrentHashMap<>();
+    List<String> handovers = new CopyOnWriteArrayList<>();
+
+    outbox.crashAt(ResumerCrashPoint.AFTER_RESUME_BEFORE_RESULT);
+    assertThatThrownBy(() -> resumer(outbox, restarted, "first", records, handovers).drainOnce())
+        .isInstanceOf(CrashingOutbox.ProcessCrash.class);
+    assertThat(restarted.requests()).extracting(ReceivedRequest::outcome)
+        .containsExactly(Outcome.IN_PROGRESS, Outcome.IN_PROGRESS, Outcome.IN_PROGRESS,
+            Outcome.RECOVERED);
+    assertThat(handovers).isEmpty();
+    assertThat(outbox.size()).as("the intent stays parked, leased by the dead resumer").isOne();
+
+    OutboxResumer next = resumer(outbox, restarted, "next", records, handovers);
+    assertThat(next.drainOnce().tried()).as("within the dead resumer's lease").isZero();
+    time.advance(RESUMER_LEASE);
+    assertThat(next.drainOnce()).isEqualTo(new OutboxResumer.Report(1, 0, 0, 0, 0));
+    assertThat(handovers).containsExactly("next 201 {\"id\":\"pay_1\",\"effect\":1}");
+    assertThat(records).containsOnlyKeys(KEY);
+    assertThat(outbox.size()).isZero();
+    assertThat(ledger.effects()).extracting(Effect::key).containsExactly(KEY);
+  }
+
+  @Test
+  void resumerDiesAfterTheResultBeforeTheRemove_theNextOneHandsTheSameResultOverAgain()
+      throws Exception {
+    CrashingOutbox outbox = new CrashingOutbox(Outbox.inMemory());
+    IdempotentTestServer restarted = crashParkAndRestart(CrashPoint.AFTER_KEY_COMPLETED, outbox);
+    Map<String, String> records = new ConcurrentHashMap<>();
+    List<String> handovers = new CopyOnWriteArrayList<>();
+
+    outbox.crashAt(ResumerCrashPoint.AFTER_RESULT_BEFORE_REMOVE);
+    assertThatThrownBy(() -> resumer(outbox, restarted, "first", records, handovers).drainOnce())
+        .isInstanceOf(CrashingOutbox.ProcessCrash.class);
+    assertThat(handovers).containsExactly("first 201 {\"id\":\"pay_1\",\"effect\":1}");
+    assertThat(outbox.size()).as("not removed before the crash").isOne();
+
+    time.advance(RESUMER_LEASE);
+    OutboxResumer next = resumer(outbox, restarted, "next", records, handovers);
+    assertThat(next.drainOnce()).isEqualTo(new OutboxResumer.Report(1, 0, 0, 0, 0));
+    // At least once: the same replayed result again; the record keyed by the intent keeps one.
+    assertThat(handovers).containsExactly("first 201 {\"id\":\"pay_1\",\"effect\":1}",
+        "next 201 {\"id\":\"pay_1\",\"effect\":1}");
+    assertThat(records).containsExactly(Map.entry(KEY, "first"));
+    assertThat(restarted.requests()).extracting(ReceivedRequest::outcome)
+        .containsExactly(Outcome.REPLAYED, Outcome.REPLAYED);
+    assertThat(outbox.size()).isZero();
+    assertThat(ledger.effects()).extracting(Effect::key).containsExactly(KEY);
+  }
+
+  /**
+   * The first request crashes the server at {@code point}; its caller's operation parks the intent
+   * (outcome unknown) in {@code outbox}; the server restarts on its ledger.
+   */
+  private IdempotentTestServer crashParkAndRestart(CrashPoint point, Outbox outbox)
+      throws Exception {
+    IdempotentTestServer server = start();
+    server.crashAt(point);
+    Operation first = client(1).operation(payment(server.url("/payments"))).idempotencyKey(KEY)
+        .parkIndefiniteOutcomes(outbox);
+    assertThatThrownBy(first::execute).isInstanceOf(OutcomeUnknownException.class);
+    assertThat(outbox.size()).isOne();
+    IdempotentTestServer restarted = server.restart();
+    servers.add(restarted);
+    return restarted;
+  }
+
+  /** A resumer "process": its handler records the payment once per intent key. */
+  private OutboxResumer resumer(Outbox outbox, IdempotentTestServer server, String name,
+      Map<String, String> records, List<String> handovers) {
+    return OutboxResumer.builder(client(10), outbox).lease(RESUMER_LEASE)
+        .requestFor(token -> payment(server.url("/payments")))
+        .onResult((entry, r) -> {
+          try {
+            handovers.add(name + " " + r.code() + " " + r.peekBody(1024).string());
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+          records.putIfAbsent(entry.token().idempotencyKey(), name);
+        }).build();
   }
 
   // ---------------------------------------------------------------- the drill's steps

@@ -6,10 +6,12 @@ import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.OperationInfo;
 import io.github.resilienthttp.OperationListener;
 import io.github.resilienthttp.OperationResult;
+import io.github.resilienthttp.Outbox;
 import io.github.resilienthttp.OutboxEntry;
 import io.github.resilienthttp.OutcomeQuery;
 import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.ResumeToken;
+import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -51,8 +53,13 @@ import okhttp3.HttpUrl;
  * <tr><td>{@code resilient.http.async.accepted}, {@code resilient.http.parked}
  *     [server.address]</td><td>counters</td><td>202-accepted operations; operations parked in an
  *     outbox without a definite outcome</td></tr>
- * <tr><td>{@code resilient.http.parked.tried} [outcome, server.address]</td><td>counter</td>
- *     <td>parked operations a resumer tried, by its outcome</td></tr>
+ * <tr><td>{@code resilient.http.parked.tried} [outcome=resumed|failed|rescheduled|abandoned|lost,
+ *     server.address]</td><td>counter</td><td>parked operations a resumer tried, by its outcome
+ *     ({@code lost}: another resumer had taken the intent over)</td></tr>
+ * <tr><td>{@code resilient.http.outbox.depth} [outbox]</td><td>gauge</td><td>entries parked in
+ *     an outbox, claimed or not ({@link #bindOutbox})</td></tr>
+ * <tr><td>{@code resilient.http.outbox.oldest_age} [outbox]</td><td>gauge, seconds</td><td>age of
+ *     the oldest entry (since first parked); 0 when empty ({@link #bindOutbox})</td></tr>
  * <tr><td>{@code resilient.http.outcome_queries} [answer=found|not_found|cannot_tell,
  *     server.address]</td><td>counter</td><td>outcome queries by answer</td></tr>
  * <tr><td>{@code resilient.http.key_retention_exceeded} [refused, server.address]</td>
@@ -88,6 +95,29 @@ public final class MicrometerOperationMetrics implements OperationListener {
     Gauge.builder("resilient.http.retry_budget.tokens", client.retryBudget(),
             b -> b.availableTokens())
         .description("retries the retry budget would allow now").register(registry);
+    return this;
+  }
+
+  /**
+   * Registers the depth and oldest-entry-age gauges of {@code outbox}. Each scrape calls
+   * {@link Outbox#size()} and {@link Outbox#oldestParkedAt()} (a query each on a JDBC outbox); when
+   * one throws, Micrometer reports the gauge as NaN. The age is measured on the registry's clock.
+   *
+   * @param outbox the outbox
+   * @param name the {@code outbox} tag, e.g. the table name; low-cardinality
+   * @return this
+   */
+  public MicrometerOperationMetrics bindOutbox(Outbox outbox, String name) {
+    Objects.requireNonNull(outbox, "outbox");
+    Objects.requireNonNull(name, "name");
+    Gauge.builder("resilient.http.outbox.depth", outbox, Outbox::size).tag("outbox", name)
+        .description("entries parked in the outbox, claimed or not").register(registry);
+    Clock clock = registry.config().clock();
+    Gauge.builder("resilient.http.outbox.oldest_age", outbox,
+            o -> o.oldestParkedAt()
+                .map(t -> Math.max(0, clock.wallTime() - t.toEpochMilli()) / 1000.0).orElse(0.0))
+        .tag("outbox", name).baseUnit("seconds")
+        .description("age of the oldest parked entry since it was first parked").register(registry);
     return this;
   }
 

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.resilienthttp.Backoff;
 import io.github.resilienthttp.Operation;
+import io.github.resilienthttp.OutboxClaim;
 import io.github.resilienthttp.OutboxEntry;
 import io.github.resilienthttp.OutboxResumer;
 import io.github.resilienthttp.OutcomeUnknownException;
@@ -199,6 +200,123 @@ abstract class JdbcOutboxContract {
     assertThat(count(db, "SELECT COUNT(*) FROM " + charges)).isEqualTo(1);
   }
 
+  @Test
+  void aClaimLeasesItsRowsAndAStaleClaimIsFenced() {
+    JdbcOutbox outbox = outbox(db);
+    outbox.park(entry("a", T0));
+    outbox.park(entry("b", T0.plusSeconds(1)));
+    outbox.park(entry("c", T0.plusSeconds(2)));
+    Instant now = T0.plusSeconds(5);
+    Duration lease = Duration.ofSeconds(10);
+    List<OutboxClaim> first = outbox.claim(now, 2, lease);
+    assertThat(first).extracting(OutboxClaim::idempotencyKey).containsExactly("a", "b");
+    assertThat(first.get(0).entry()).isEqualTo(entry("a", T0));
+    assertThat(first.get(0).leaseExpiresAt()).isEqualTo(now.plus(lease));
+    assertThat(outbox.claim(now, 10, lease)).extracting(OutboxClaim::idempotencyKey)
+        .containsExactly("c");
+    assertThat(outbox.due(now.plus(lease).minusMillis(1), 10)).isEmpty();
+    assertThat(outbox.claim(now, 0, lease)).isEmpty();
+    assertThatThrownBy(() -> outbox.claim(now, 1, Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease");
+
+    List<OutboxClaim> takeover = outbox.claim(now.plus(lease), 10, lease);
+    assertThat(takeover).extracting(OutboxClaim::idempotencyKey).containsExactly("a", "b", "c");
+    OutboxClaim staleA = first.get(0);
+    OutboxClaim currentA = takeover.get(0);
+    assertThat(currentA.token()).isNotEqualTo(staleA.token());
+    assertThat(outbox.renew(staleA, now, lease)).isFalse();
+    assertThat(outbox.complete(staleA)).isFalse();
+    assertThat(outbox.reschedule(staleA, staleA.entry().triedAgainAt(now))).isFalse();
+    assertThat(outbox.size()).isEqualTo(3);
+
+    Instant later = now.plus(lease).plusSeconds(30);
+    assertThat(outbox.reschedule(currentA, currentA.entry().triedAgainAt(later))).isTrue();
+    assertThat(outbox.due(later, 10)).extracting(e -> e.token().idempotencyKey() + "/" + e.tries())
+        .containsExactly("b/0", "c/0", "a/1"); // b and c: due when their lease ends
+    OutboxClaim currentB = takeover.get(1);
+    assertThat(outbox.renew(currentB, later, lease)).isTrue();
+    assertThat(outbox.complete(currentB)).isTrue();
+    assertThat(outbox.complete(currentB)).isFalse();
+    assertThat(outbox.size()).isEqualTo(2);
+    assertThat(outbox.oldestParkedAt()).contains(T0);
+    outbox.park(entry("c", T0)); // parking again voids c's claim
+    assertThat(outbox.complete(takeover.get(2))).isFalse();
+  }
+
+  @Test
+  void concurrentClaimersNeverGetTheSameRow() throws Exception {
+    JdbcOutbox outbox = outbox(db);
+    for (int i = 0; i < 200; i++) outbox.park(entry(String.format("k%03d", i), T0));
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      CyclicBarrier start = new CyclicBarrier(4);
+      List<Future<List<String>>> claimers = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        claimers.add(pool.submit(() -> {
+          start.await(10, TimeUnit.SECONDS);
+          List<String> mine = new ArrayList<>();
+          for (List<OutboxClaim> batch = outbox.claim(T0, 7, Duration.ofMinutes(1));
+              !batch.isEmpty(); batch = outbox.claim(T0, 7, Duration.ofMinutes(1))) {
+            for (OutboxClaim c : batch) mine.add(c.idempotencyKey());
+          }
+          return mine;
+        }));
+      }
+      List<String> all = new ArrayList<>();
+      for (Future<List<String>> f : claimers) all.addAll(f.get(60, TimeUnit.SECONDS));
+      assertThat(all).hasSize(200).doesNotHaveDuplicates();
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void completedInTheCallersTransactionWithTheBusinessRecord() throws Exception {
+    JdbcOutbox outbox = outbox(db);
+    outbox.park(entry("key-a", T0));
+    OutboxClaim claim = outbox.claim(T0, 10, Duration.ofMinutes(1)).get(0);
+    try (Connection c = db.getConnection()) {
+      c.setAutoCommit(false);
+      assertThat(outbox.complete(c, claim)).isTrue();
+      insertCharge(c);
+      c.rollback();
+      assertThat(outbox.size()).isEqualTo(1);
+      assertThat(outbox.complete(c, claim)).isTrue();
+      insertCharge(c);
+      c.commit();
+    }
+    assertThat(outbox.size()).isZero();
+    assertThat(count(db, "SELECT COUNT(*) FROM " + charges)).isEqualTo(1);
+    try (Connection c = db.getConnection()) {
+      c.setAutoCommit(false);
+      assertThat(outbox.complete(c, claim)).isFalse(); // gone: the caller rolls back
+      c.rollback();
+    }
+  }
+
+  @Test
+  void aTableOfThePreviousVersionIsMigratedByCreateSchema() {
+    String old = TestDatabases.uniqueName("old_outbox");
+    execute(db, "CREATE TABLE " + old + " (idempotency_key VARCHAR(255) NOT NULL, token VARCHAR(16384)"
+        + " NOT NULL, reason VARCHAR(200) NOT NULL, parked_at BIGINT NOT NULL, tries INTEGER NOT NULL,"
+        + " next_due_at BIGINT NOT NULL, CONSTRAINT " + old + "_pk PRIMARY KEY (idempotency_key))");
+    try {
+      execute(db, "INSERT INTO " + old + " VALUES ('key-a', '"
+          + entry("key-a", T0).token().toText() + "', 'outcome-unknown', " + T0.toEpochMilli()
+          + ", 2, " + T0.toEpochMilli() + ")");
+      JdbcOutbox outbox = JdbcOutbox.builder().dataSource(db).table(old).build();
+      outbox.createSchema();
+      outbox.createSchema(); // twice: nothing changes
+      OutboxClaim claim = outbox.claim(T0, 10, Duration.ofMinutes(1)).get(0);
+      assertThat(claim.entry().tries()).isEqualTo(2);
+      assertThat(outbox.claim(T0, 10, Duration.ofMinutes(1))).isEmpty();
+      assertThat(outbox.complete(claim)).isTrue();
+      assertThat(outbox.size()).isZero();
+    } finally {
+      execute(db, "DROP TABLE IF EXISTS " + old);
+    }
+  }
+
   private void insertCharge(Connection c) throws Exception {
     try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + charges + " (amount) VALUES (100)")) {
       ps.executeUpdate();
@@ -220,6 +338,52 @@ abstract class JdbcOutboxContract {
         .hasMessageContaining("size failed on no_such_outbox");
     OutboxEntry longReason = new OutboxEntry(entry("k", T0).token(), "x".repeat(201), T0, 0, T0);
     assertThatThrownBy(() -> outbox(db).park(longReason)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void aFailingHandlerReschedulesTheRowAndTheNextDrainChargesOnceInItsTransaction()
+      throws Exception {
+    OkHttpClient okHttp = new OkHttpClient.Builder().build();
+    FakeTimeSource time = new FakeTimeSource();
+    try (IdempotentTestServer server = IdempotentTestServer.startDefault()) {
+      JdbcOutbox outbox = outbox(db);
+      ResumeToken token = ResumeToken.forSubmit("POST", server.url("/payments"), "key-a", true,
+          time.now());
+      outbox.park(new OutboxEntry(token, "outcome-unknown", time.now(), 0, time.now()));
+      Request charge = new Request.Builder().url(server.url("/payments"))
+          .post(RequestBody.create("{\"amount\":100}", MediaType.get("application/json"))).build();
+      ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).timeSource(time).build();
+      List<String> calls = new ArrayList<>();
+      OutboxResumer resumer = OutboxResumer.builder(client, outbox).requestFor(t -> charge)
+          .maxTries(1).retryDelay(Duration.ofSeconds(30))
+          .onClaimedResult((claim, r) -> {
+            calls.add(claim.idempotencyKey() + " " + r.code());
+            try (Connection c = db.getConnection()) {
+              c.setAutoCommit(false);
+              assertThat(outbox.complete(c, claim)).isTrue();
+              insertCharge(c);
+              if (calls.size() == 1) {
+                throw new java.sql.SQLException("the ledger refused (injected)"); // rolled back
+              }
+              c.commit();
+            }
+          }).build();
+      assertThat(resumer.drainOnce()).isEqualTo(new OutboxResumer.Report(0, 0, 1, 0, 0));
+      assertThat(outbox.size()).isEqualTo(1);
+      assertThat(count(db, "SELECT COUNT(*) FROM " + charges)).isZero();
+      assertThat(outbox.due(time.now().plusSeconds(30), 10)).singleElement()
+          .satisfies(e -> assertThat(e.tries()).isEqualTo(1));
+
+      time.advance(Duration.ofSeconds(30));
+      assertThat(resumer.drainOnce()).isEqualTo(new OutboxResumer.Report(1, 0, 0, 0, 0));
+      assertThat(calls).containsExactly("key-a 201", "key-a 201");
+      assertThat(outbox.size()).isZero();
+      assertThat(count(db, "SELECT COUNT(*) FROM " + charges)).isEqualTo(1);
+      assertThat(server.effectCountForKey("key-a")).isEqualTo(1);
+    } finally {
+      okHttp.dispatcher().executorService().shutdown();
+      okHttp.connectionPool().evictAll();
+    }
   }
 
   @Test
