@@ -124,8 +124,9 @@ class ReadmeSnippetsTest {
     if (s == null) {
       return name + ":" + d.getLineNumber();
     }
-    // Body line k of the generated source is Markdown line s.line() + k - 1 - offset.
-    long markdownLine = s.line() + d.getLineNumber() - 1 - s.headerLines();
+    // s.line() is the line of the ```java fence; body line k is Markdown line s.line() + k, and
+    // generated line k + headerLines().
+    long markdownLine = s.line() + d.getLineNumber() - s.headerLines();
     return s.file() + ":" + Math.max(s.line(), markdownLine);
   }
 
