@@ -282,7 +282,7 @@ class Http2Test {
   /**
    * A GOAWAY whose last-stream-id is below the request's stream (RFC 9113 §6.8: "not processed"),
    * on a raw HTTP/2 server: OkHttp refuses the stream and the SDK retries a keyless POST on a new
-   * connection, whose answer it returns. On the old SDK this was {@code OutcomeUnknownException}.
+   * connection, whose answer it returns (never {@code OutcomeUnknownException}: nothing was processed).
    */
   @Test
   void goAwayBelowTheStreamIsRetriedForAKeylessPost() throws Exception {

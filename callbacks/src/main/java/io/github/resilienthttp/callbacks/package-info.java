@@ -20,6 +20,7 @@
  *
  * <p>No web framework is needed: requests come in as bytes and a header map, responses go out as a
  * {@link io.github.resilienthttp.callbacks.CallbackResponse}. {@code ...callbacks.internal} is not API;
- * {@code ...callbacks.testkit} is a hostile sender for tests.
+ * the hostile sender for tests is {@code io.github.resilienthttp.callbacks.testkit}, in its own artifact
+ * {@code resilient-http-callbacks-testkit}.
  */
 package io.github.resilienthttp.callbacks;

@@ -76,47 +76,87 @@ public final class AsyncJobServer implements Closeable {
       LOST
     }
 
+    /**
+     * Validates and copies the script; the factories make the usual ones.
+     *
+     * @param polls polls answered {@code Running} before the end (when {@code after} is null)
+     * @param after time from the submit to the end, or {@code null}
+     * @param end how it ends
+     * @param retryAfter a {@code Retry-After} on the {@code 202} and on each running poll, or null
+     * @param faultCodes statuses answered (with {@code Retry-After: 1}) to the first polls, in order
+     * @param statusHeader where the status resource is announced
+     * @param resultInline whether the terminal status body is the result (no resourceLocation)
+     * @param seeOther whether success is announced with a {@code 303 See Other} to the result
+     */
     public JobScript {
       faultCodes = List.copyOf(faultCodes);
       Objects.requireNonNull(end, "end");
       Objects.requireNonNull(statusHeader, "statusHeader");
     }
 
-    /** {@return a job that succeeds after {@code n} running polls} */
+    /**
+     * {@return a job that succeeds after {@code n} running polls}
+     *
+     * @param n running polls before the job succeeds, 0 or more
+     */
     public static JobScript succeedsAfterPolls(int n) {
       return new JobScript(n, null, End.SUCCEEDS, null, List.of(), StatusHeader.OPERATION_LOCATION,
           false, false);
     }
 
-    /** {@return a job that succeeds once {@code d} has passed since its submit} */
+    /**
+     * {@return a job that succeeds once {@code d} has passed since its submit}
+     *
+     * @param d time from the submit to success, on the server's clock
+     */
     public static JobScript succeedsAfter(Duration d) {
       return new JobScript(0, d, End.SUCCEEDS, null, List.of(), StatusHeader.OPERATION_LOCATION,
           false, false);
     }
 
-    /** {@return a job that fails after {@code n} running polls} */
+    /**
+     * {@return a job that fails after {@code n} running polls}
+     *
+     * @param n running polls before the job fails, 0 or more
+     */
     public static JobScript failsAfterPolls(int n) {
       return succeedsAfterPolls(n).withEnd(End.FAILS);
     }
 
-    /** {@return a copy that ends with {@code e}} */
+    /**
+     * {@return a copy that ends with {@code e}}
+     *
+     * @param e how the job ends
+     */
     public JobScript withEnd(End e) {
       return new JobScript(polls, after, e, retryAfter, faultCodes, statusHeader, resultInline,
           seeOther);
     }
 
-    /** {@return a copy with {@code Retry-After} on the 202 and running polls} */
+    /**
+     * {@return a copy with {@code Retry-After} on the 202 and running polls}
+     *
+     * @param d the {@code Retry-After} value, sent in whole seconds
+     */
     public JobScript withRetryAfter(Duration d) {
       return new JobScript(polls, after, end, d, faultCodes, statusHeader, resultInline, seeOther);
     }
 
-    /** {@return a copy whose first polls are answered with these statuses and Retry-After: 1} */
+    /**
+     * {@return a copy whose first polls are answered with these statuses and Retry-After: 1}
+     *
+     * @param codes the statuses of the first polls, in order (e.g. 503, 429)
+     */
     public JobScript withPollFaults(Integer... codes) {
       return new JobScript(polls, after, end, retryAfter, List.of(codes), statusHeader,
           resultInline, seeOther);
     }
 
-    /** {@return a copy that announces its status resource with {@code h}} */
+    /**
+     * {@return a copy that announces its status resource with {@code h}}
+     *
+     * @param h the header (or body field) that names the status resource
+     */
     public JobScript withStatusHeader(StatusHeader h) {
       return new JobScript(polls, after, end, retryAfter, faultCodes, h, resultInline, seeOther);
     }
@@ -238,7 +278,11 @@ public final class AsyncJobServer implements Closeable {
     return (int) jobs.values().stream().filter(j -> j.canceled).count();
   }
 
-  /** {@return the URL of {@code path} on this server} */
+  /**
+   * {@return the URL of {@code path} on this server}
+   *
+   * @param path an absolute path, e.g. {@code /jobs}
+   */
   public HttpUrl url(String path) {
     return server.url(path);
   }
@@ -253,7 +297,12 @@ public final class AsyncJobServer implements Closeable {
     return List.copyOf(seen);
   }
 
-  /** {@return the requests seen whose path ends with {@code suffix}} */
+  /**
+   * {@return the requests seen with this method whose path ends with {@code suffix}}
+   *
+   * @param method the HTTP method, e.g. {@code GET}
+   * @param suffix the end of the path, e.g. {@code /status}
+   */
   public synchronized List<Seen> seen(String method, String suffix) {
     return seen.stream().filter(s -> s.method().equals(method) && s.path().endsWith(suffix))
         .toList();

@@ -27,7 +27,11 @@ public final class FakeTimeSource implements TimeSource {
     this(Instant.parse("2026-01-01T00:00:00Z"));
   }
 
-  /** Starts at wall-clock {@code start}. */
+  /**
+   * Starts at wall-clock {@code start}.
+   *
+   * @param start the wall-clock instant at nano time 0
+   */
   public FakeTimeSource(Instant start) {
     this.epoch = start;
   }
@@ -53,19 +57,23 @@ public final class FakeTimeSource implements TimeSource {
     nanos.addAndGet(duration.toNanos());
   }
 
-  /** Moves time forward by {@code duration}. */
+  /**
+   * Moves time forward by {@code duration}, without recording a sleep.
+   *
+   * @param duration how far, not negative
+   */
   public void advance(Duration duration) {
     nanos.addAndGet(duration.toNanos());
   }
 
-  /** Every wait the SDK asked for, in order. */
+  /** {@return every wait the SDK asked for, in order} */
   public List<Duration> sleeps() {
     synchronized (sleeps) {
       return List.copyOf(sleeps);
     }
   }
 
-  /** Time elapsed since creation. */
+  /** {@return time elapsed since creation: every sleep and advance} */
   public Duration elapsed() {
     return Duration.ofNanos(nanos.get());
   }

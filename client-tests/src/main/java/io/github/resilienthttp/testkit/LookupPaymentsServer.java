@@ -114,17 +114,29 @@ public final class LookupPaymentsServer implements Closeable {
     return this;
   }
 
-  /** {@return the URL of {@code path}} */
+  /**
+   * {@return the URL of {@code path}}
+   *
+   * @param path an absolute path, e.g. {@code /payments}
+   */
   public HttpUrl url(String path) {
     return server.url(path);
   }
 
-  /** {@return the lookup URL of {@code reference}} */
+  /**
+   * {@return the lookup URL of {@code reference}}
+   *
+   * @param reference the payment's reference, as sent in its body
+   */
   public HttpUrl lookupUrl(String reference) {
     return server.url("/payments").newBuilder().addQueryParameter("reference", reference).build();
   }
 
-  /** {@return charges made for {@code reference}} */
+  /**
+   * {@return charges made for {@code reference}}
+   *
+   * @param reference the payment's reference, as sent in its body
+   */
   public int charges(String reference) {
     return chargesByReference.getOrDefault(reference, List.of()).size();
   }

@@ -73,7 +73,7 @@ public final class PaymentsDemo {
     if (options.help()) {
       System.out.print(DemoOptions.USAGE);
     } else if (options.url() != null) {
-      runAgainst(options.url(), options.operations(), System.out);
+      System.exit(runAgainst(options.url(), options.operations(), System.out));
     } else {
       printHeading(options.operations(), options.seed(), System.out);
       DemoResult result = run(options.operations(), options.seed());
@@ -159,8 +159,14 @@ public final class PaymentsDemo {
     return summarize("naive retry", naive, server);
   }
 
-  /** Against a real server: the SDK only, with its default policy and budget, to stay polite. */
-  private static void runAgainst(HttpUrl url, int operations, PrintStream out) {
+  /**
+   * Against a real server: the SDK only, with its default policy and budget, to stay polite.
+   *
+   * @return the process's exit code: 0 when at least one operation got a 2xx answer, 1 when every
+   *     operation failed (no 2xx), so that a script notices a wrong URL or a server that is down
+   */
+  static int runAgainst(HttpUrl url, int operations, PrintStream out) {
+    int succeeded = 0;
     CountingListener counts = new CountingListener();
     OkHttpClient okHttp = new OkHttpClient();
     ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).addListener(counts).build();
@@ -169,7 +175,11 @@ public final class PaymentsDemo {
     try {
       for (int i = 1; i <= operations; i++) {
         Operation operation = client.operation(paymentRequest(url, i));
-        out.printf("%-10s %s%n", orderId(i), execute(operation));
+        Attempted attempted = execute(operation);
+        if (attempted.succeeded()) {
+          succeeded++;
+        }
+        out.printf("%-10s %s%n", orderId(i), attempted.line());
       }
     } finally {
       shutDown(okHttp);
@@ -179,16 +189,26 @@ public final class PaymentsDemo {
         "failed");
     out.printf(COUNTS, "resilient-http", counts.operations(), counts.attempts(), counts.retries(),
         counts.replays(), counts.outcomeUnknown(), counts.failed());
+    if (succeeded == 0) {
+      out.printf("%nno operation succeeded (no 2xx answer): exit code 1%n");
+      return 1;
+    }
+    return 0;
   }
 
-  private static String execute(Operation operation) {
+  /** One operation's printed outcome, and whether it got a 2xx answer. */
+  private record Attempted(boolean succeeded, String line) {}
+
+  private static Attempted execute(Operation operation) {
     try (Response response = operation.execute()) {
-      return "HTTP " + response.code() + " after " + attempts(operation.attempts());
+      return new Attempted(response.isSuccessful(),
+          "HTTP " + response.code() + " after " + attempts(operation.attempts()));
     } catch (OutcomeUnknownException e) {
-      return "outcome unknown after " + attempts(e.attempts()) + " (" + e.reason()
-          + "); the same intent can be resumed with Idempotency-Key " + e.idempotencyKey();
+      return new Attempted(false, "outcome unknown after " + attempts(e.attempts()) + " ("
+          + e.reason() + "); the same intent can be resumed with Idempotency-Key "
+          + e.idempotencyKey());
     } catch (IOException e) {
-      return "failed: " + e.getMessage();
+      return new Attempted(false, "failed: " + e.getMessage());
     }
   }
 

@@ -8,11 +8,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import javax.tools.Diagnostic;
 import javax.tools.DiagnosticCollector;
 import javax.tools.JavaCompiler;
@@ -24,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Compiles every Java snippet of the README against the published artifacts (this module's test
+ * Compiles every Java snippet of README.md and of every page under docs/ against the published artifacts (this module's test
  * class path: core, JSON, Micrometer, OpenTelemetry, Retrofit), so that the snippets a user pastes
  * cannot rot. Each {@code ```java} block must be preceded by a marker that says how to compile it:
  * <ul>
@@ -34,18 +37,61 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>{@code <!-- compile: file -->}: a whole compilation unit;
  *   <li>{@code <!-- compile: no (why) -->}: not compiled (for example, code of other libraries).
  * </ul>
+ * A failure names the Markdown file and line ({@code docs/hedging.md:42}).
  */
 class ReadmeSnippetsTest {
   private static final Pattern MARKER = Pattern.compile("<!--\\s*compile:\\s*(.*?)\\s*-->");
 
-  record Snippet(int line, String mode, String given, List<String> imports, String body) {}
+  record Snippet(String file, int line, String mode, String given, List<String> imports,
+      String body) {
+    /** A Java class name unique per block, from which the file and line can be read back. */
+    String className() {
+      return "Snippet_" + file.replaceAll("[^A-Za-z0-9]", "_") + "_line" + line;
+    }
+
+    /** Lines of the generated source before the block's first line (see {@code source}). */
+    int headerLines() {
+      return mode.equals("file") ? 1 : 3;
+    }
+  }
+
+  /** The repository root: the parent of README.md. */
+  static Path root() {
+    return Path.of(System.getProperty("readme", "../README.md")).toAbsolutePath().getParent();
+  }
+
+  /** README.md and every Markdown page under docs/, in a stable order. */
+  static List<Path> markdownFiles() throws IOException {
+    Path root = root();
+    List<Path> files = new ArrayList<>();
+    files.add(root.resolve("README.md"));
+    Path docs = root.resolve("docs");
+    if (Files.isDirectory(docs)) {
+      try (Stream<Path> walk = Files.walk(docs)) {
+        walk.filter(f -> f.toString().endsWith(".md")).sorted().forEach(files::add);
+      }
+    }
+    return files;
+  }
+
+  static List<Snippet> allSnippets() throws IOException {
+    List<Snippet> all = new ArrayList<>();
+    for (Path f : markdownFiles()) {
+      all.addAll(snippets(f, root().relativize(f).toString().replace('\\', '/')));
+    }
+    return all;
+  }
 
   @Test
-  void everyJavaSnippetOfTheReadmeCompiles(@TempDir Path out) throws IOException {
-    List<Snippet> snippets = snippets(Path.of(System.getProperty("readme", "../README.md")));
+  void everyJavaSnippetOfTheReadmeAndTheDocsCompiles(@TempDir Path out) throws IOException {
+    List<Snippet> snippets = allSnippets();
     List<Snippet> compiled = snippets.stream().filter(s -> !s.mode().startsWith("no"))
         .collect(Collectors.toList());
     assertThat(compiled).hasSizeGreaterThanOrEqualTo(7);
+    Map<String, Snippet> byClass = new HashMap<>();
+    for (Snippet s : compiled) {
+      byClass.put(s.className(), s);
+    }
 
     List<JavaFileObject> sources = new ArrayList<>();
     for (Snippet s : compiled) {
@@ -60,19 +106,43 @@ class ReadmeSnippetsTest {
       boolean ok = javac.getTask(null, files, diagnostics, options, null, sources).call();
       String errors = diagnostics.getDiagnostics().stream()
           .filter(d -> d.getKind() == Diagnostic.Kind.ERROR)
-          .map(d -> d.getSource().getName() + ":" + d.getLineNumber() + ": " + d.getMessage(Locale.ROOT))
+          .map(d -> where(byClass, d) + ": " + d.getMessage(Locale.ROOT))
           .collect(Collectors.joining("\n"));
-      assertThat(ok).as("README snippets (file name = README line of the block):%n%s", errors).isTrue();
+      assertThat(ok).as("Java snippets of the README and docs/ (file:line of the Markdown):%n%s",
+          errors).isTrue();
     }
+  }
+
+  /** The Markdown file and line of a compiler diagnostic (body lines keep the Markdown's numbering). */
+  private static String where(Map<String, Snippet> byClass, Diagnostic<? extends JavaFileObject> d) {
+    if (d.getSource() == null) {
+      return "(no source)";
+    }
+    String name = d.getSource().getName();
+    String cls = name.substring(name.lastIndexOf('/') + 1).replace(".java", "");
+    Snippet s = byClass.get(cls);
+    if (s == null) {
+      return name + ":" + d.getLineNumber();
+    }
+    // s.line() is the line of the ```java fence; body line k is Markdown line s.line() + k, and
+    // generated line k + headerLines().
+    long markdownLine = s.line() + d.getLineNumber() - s.headerLines();
+    return s.file() + ":" + Math.max(s.line(), markdownLine);
   }
 
   @Test
   void everyJavaSnippetSaysHowToCompileIt() throws IOException {
     // snippets() fails on a block without a marker; this names the rule in the test report.
-    assertThat(snippets(Path.of(System.getProperty("readme", "../README.md")))).isNotEmpty();
+    assertThat(allSnippets()).isNotEmpty();
   }
 
-  static List<Snippet> snippets(Path readme) throws IOException {
+  @Test
+  void theDocsPagesAreScanned() throws IOException {
+    assertThat(markdownFiles()).extracting(f -> f.getFileName().toString())
+        .contains("README.md", "index.md", "configuration.md");
+  }
+
+  static List<Snippet> snippets(Path readme, String file) throws IOException {
     List<String> lines = Files.readAllLines(readme, StandardCharsets.UTF_8);
     List<Snippet> snippets = new ArrayList<>();
     String marker = null;
@@ -85,7 +155,7 @@ class ReadmeSnippetsTest {
       }
       if (line.strip().equals("```java")) {
         if (marker == null) {
-          throw new AssertionError("README.md:" + (i + 1) + ": a ```java block without a"
+          throw new AssertionError(file + ":" + (i + 1) + ": a ```java block without a"
               + " <!-- compile: ... --> marker on the line before");
         }
         int start = i + 1;
@@ -106,12 +176,12 @@ class ReadmeSnippetsTest {
         if (semi >= 0) {
           mode = marker.substring(0, semi).strip();
           String rest = marker.substring(semi + 1).strip();
-          assertThat(rest).as("README.md:%d marker", start).startsWith("given:");
+          assertThat(rest).as("%s:%d marker", file, start).startsWith("given:");
           given = rest.substring("given:".length()).strip();
         }
-        assertThat(mode).as("README.md:%d marker", start)
+        assertThat(mode).as("%s:%d marker", file, start)
             .matches("statements|file|no( \\(.*\\))?");
-        snippets.add(new Snippet(start, mode, given, imports, body.toString()));
+        snippets.add(new Snippet(file, start, mode, given, imports, body.toString()));
         marker = null;
       } else if (!line.isBlank()) {
         marker = null;
@@ -121,8 +191,9 @@ class ReadmeSnippetsTest {
   }
 
   private static JavaFileObject source(Snippet s) {
-    String name = "ReadmeLine" + s.line();
-    String imports = String.join("\n", s.imports());
+    String name = s.className();
+    // Imports are put on one line so that body line k is generated line k + headerLines().
+    String imports = String.join(" ", s.imports());
     String code;
     if (s.mode().equals("file")) {
       code = imports + "\n" + s.body();
