@@ -1,0 +1,57 @@
+package io.github.resilienthttp.spring;
+
+import io.github.resilienthttp.ResilientHttpClient;
+import io.github.resilienthttp.micrometer.MicrometerOperationMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Micrometer metrics ({@link MicrometerOperationMetrics}) for every starter-built client, in the
+ * application's {@link MeterRegistry} bean; off with {@code resilient-http.metrics.enabled=false}.
+ * An application's own {@link MicrometerOperationMetrics} bean is used instead of a new one. Without
+ * a MeterRegistry bean nothing is bound.
+ */
+@AutoConfiguration(before = ResilientHttpAutoConfiguration.class)
+@ConditionalOnClass({MeterRegistry.class, MicrometerOperationMetrics.class})
+@ConditionalOnProperty(prefix = "resilient-http.metrics", name = "enabled", matchIfMissing = true)
+public class ResilientHttpMicrometerAutoConfiguration {
+
+  /** Creates the configuration; called by Spring. */
+  public ResilientHttpMicrometerAutoConfiguration() {}
+
+  @Bean
+  ClientInstrumentation resilientHttpMicrometerInstrumentation(ObjectProvider<MicrometerOperationMetrics> own,
+      ObjectProvider<MeterRegistry> registry) {
+    return new ClientInstrumentation() {
+      private MicrometerOperationMetrics metrics;
+      private boolean resolved;
+
+      private synchronized MicrometerOperationMetrics metrics() {
+        if (!resolved) {
+          resolved = true;
+          metrics = own.getIfAvailable(() -> {
+            MeterRegistry r = registry.getIfAvailable();
+            return r == null ? null : new MicrometerOperationMetrics(r);
+          });
+        }
+        return metrics;
+      }
+
+      @Override
+      public void client(String name, ResilientHttpClient.Builder builder) {
+        MicrometerOperationMetrics m = metrics();
+        if (m != null) builder.addListener(m);
+      }
+
+      @Override
+      public void built(String name, ResilientHttpClient client) {
+        MicrometerOperationMetrics m = metrics();
+        if (m != null) m.bindTo(client);
+      }
+    };
+  }
+}
