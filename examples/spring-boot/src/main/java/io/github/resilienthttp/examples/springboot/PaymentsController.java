@@ -2,6 +2,7 @@ package io.github.resilienthttp.examples.springboot;
 
 import io.github.resilienthttp.IdempotencyKeyPolicy;
 import io.github.resilienthttp.ResilientHttpClient;
+import io.github.resilienthttp.ResilientHttpException;
 import java.io.IOException;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -47,7 +48,11 @@ class PaymentsController {
             + payment.currency() + "\"}", JSON))
         .build();
     var operation = acquirer.operation(charge).idempotencyKey(paymentId);
-    try (Response r = operation.execute()) {
+    try (Response r = executeOrNull(operation)) {
+      if (r == null) {
+        return ResponseEntity.status(HttpStatus.BAD_GATEWAY).body(Map.of("id", paymentId, "error",
+            "acquirer unavailable", "attempts", operation.attempts()));
+      }
       String body = r.body().string();
       if (!r.isSuccessful()) {
         return ResponseEntity.status(HttpStatus.BAD_GATEWAY).body(Map.of("acquirerStatus", r.code()));
@@ -58,6 +63,15 @@ class PaymentsController {
           paymentId, payment.amount(), payment.currency(), chargeId);
       return ResponseEntity.status(HttpStatus.CREATED).body(Map.of("id", paymentId, "chargeId",
           String.valueOf(chargeId), "status", "CHARGED", "attempts", operation.attempts()));
+    }
+  }
+
+  /** The acquirer's answer, or null when the SDK gave up (retries exhausted, breaker open, deadline). */
+  private static Response executeOrNull(io.github.resilienthttp.Operation operation) throws IOException {
+    try {
+      return operation.execute();
+    } catch (ResilientHttpException e) {
+      return null; // a failure that says whether the charge may have happened: retry with the same key
     }
   }
 
