@@ -11,7 +11,6 @@ import io.github.resilienthttp.RetryBudget;
 import io.github.resilienthttp.RetryPolicy;
 import java.time.Duration;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 import okhttp3.OkHttpClient;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
@@ -30,20 +29,9 @@ final class ClientAssembler {
     this.p = properties;
   }
 
-  /** Fails naming {@code property} when {@code step} throws IllegalArgumentException. */
-  private <T> T check(String property, Object value, Supplier<T> step) {
-    try {
-      return step.get();
-    } catch (IllegalArgumentException e) {
-      throw new InvalidConfigurationPropertyValueException(prefix + property, value, e.getMessage());
-    }
-  }
-
+  /** Applies one property; fails naming it when the SDK refuses the value. */
   private void checkRun(String property, Object value, Runnable step) {
-    check(property, value, () -> {
-      step.run();
-      return null;
-    });
+    PropertyCheck.run(prefix + property, value, step);
   }
 
   RetryPolicy retryPolicy() {

@@ -120,18 +120,7 @@ public class ResilientHttpCallbacksAutoConfiguration {
   }
 
   private static <T> T check(String property, Object value, java.util.function.Supplier<T> step) {
-    try {
-      return step.get();
-    } catch (IllegalArgumentException e) {
-      throw new InvalidConfigurationPropertyValueException(PREFIX + property, value, e.getMessage());
-    }
-  }
-
-  private static void check(String property, Object value, Runnable step) {
-    check(property, value, () -> {
-      step.run();
-      return null;
-    });
+    return PropertyCheck.check(PREFIX + property, value, step);
   }
 
   /** The POST endpoint at {@code resilient-http.callbacks.path}, answering per the receiver's outcome. */
