@@ -123,23 +123,29 @@ public class ResilientHttpCallbacksAutoConfiguration {
     return PropertyCheck.check(PREFIX + property, value, step);
   }
 
-  /** The POST endpoint at {@code resilient-http.callbacks.path}, answering per the receiver's outcome. */
+  /**
+   * The POST endpoint at {@code resilient-http.callbacks.path}, answering per the receiver's outcome.
+   * Bodies over {@value #MAX_BODY_BYTES} bytes are refused with 413 before anything is verified.
+   */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
   @ConditionalOnClass(RouterFunction.class)
   @ConditionalOnProperty(prefix = "resilient-http.callbacks", name = "path")
   @ConditionalOnBean(CallbackHandler.class)
   static class Endpoint {
+    static final int MAX_BODY_BYTES = 1024 * 1024;
+
     @Bean
     RouterFunction<ServerResponse> resilientHttpCallbackEndpoint(TransactionalCallbackReceiver receiver,
         CallbackHandler handler, ResilientHttpProperties properties) {
       return RouterFunctions.route(RequestPredicates.POST(properties.getCallbacks().getPath()), request -> {
         byte[] body;
         try {
-          body = request.servletRequest().getInputStream().readAllBytes();
-        } catch (IOException e) {
+          body = request.servletRequest().getInputStream().readNBytes(MAX_BODY_BYTES + 1);
+        } catch (IOException e) { // the sender went away mid-body
           return ServerResponse.badRequest().build();
         }
+        if (body.length > MAX_BODY_BYTES) return ServerResponse.status(413).build();
         var answer = receiver.receive(CallbackEndpoints.headers(request.servletRequest()), body, handler);
         return ServerResponse.status(answer.status())
             .headers(h -> answer.headers().forEach(h::set))

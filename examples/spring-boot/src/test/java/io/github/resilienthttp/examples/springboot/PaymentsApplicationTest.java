@@ -165,6 +165,11 @@ class PaymentsApplicationTest {
     assertThat(forged.statusCode()).isEqualTo(401);
     assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM callback_processing WHERE event_id = ?",
         Integer.class, forgedId)).isZero();
+
+    String huge = "x".repeat(1024 * 1024 + 1);
+    assertThat(post("/webhooks/acquirer", huge, StandardWebhooksScheme.of(secret)
+        .sign("evt_" + UUID.randomUUID(), Instant.now(), huge.getBytes(StandardCharsets.UTF_8))).statusCode())
+        .isEqualTo(413);
   }
 
   @Test
