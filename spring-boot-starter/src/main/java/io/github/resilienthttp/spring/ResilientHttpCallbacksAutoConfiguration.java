@@ -47,8 +47,9 @@ import org.springframework.web.servlet.function.ServerResponse;
     "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
     "org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration",
     "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration"})
-@ConditionalOnClass({JdbcProcessingStore.class, DataSource.class, PlatformTransactionManager.class,
-    org.springframework.jdbc.datasource.DataSourceUtils.class})
+@ConditionalOnClass(name = {"io.github.resilienthttp.callbacks.JdbcProcessingStore",
+    "org.springframework.transaction.PlatformTransactionManager",
+    "org.springframework.jdbc.datasource.DataSourceUtils"})
 @Conditional(ResilientHttpCallbacksAutoConfiguration.OnSecrets.class)
 @ConditionalOnSingleCandidate(DataSource.class)
 public class ResilientHttpCallbacksAutoConfiguration {
@@ -129,7 +130,7 @@ public class ResilientHttpCallbacksAutoConfiguration {
    */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-  @ConditionalOnClass(RouterFunction.class)
+  @ConditionalOnClass(name = "org.springframework.web.servlet.function.RouterFunction")
   @ConditionalOnProperty(prefix = "resilient-http.callbacks", name = "path")
   @ConditionalOnBean(CallbackHandler.class)
   static class Endpoint {

@@ -14,9 +14,14 @@ import org.springframework.context.annotation.Bean;
  * application's {@link MeterRegistry} bean; off with {@code resilient-http.metrics.enabled=false}.
  * An application's own {@link MicrometerOperationMetrics} bean is used instead of a new one. Without
  * a MeterRegistry bean nothing is bound.
+ *
+ * <p>The starter's class conditions name classes as strings: a class literal of an absent library
+ * is not reliably read when a configuration class is registered directly (Boot 4's
+ * ApplicationContextRunner applied this one without opentelemetry-api until they were strings).
  */
 @AutoConfiguration(before = ResilientHttpAutoConfiguration.class)
-@ConditionalOnClass({MeterRegistry.class, MicrometerOperationMetrics.class})
+@ConditionalOnClass(name = {"io.micrometer.core.instrument.MeterRegistry",
+    "io.github.resilienthttp.micrometer.MicrometerOperationMetrics"})
 @ConditionalOnProperty(prefix = "resilient-http.metrics", name = "enabled", matchIfMissing = true)
 public class ResilientHttpMicrometerAutoConfiguration {
 

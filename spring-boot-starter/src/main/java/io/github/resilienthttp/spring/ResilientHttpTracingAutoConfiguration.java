@@ -17,7 +17,8 @@ import org.springframework.context.annotation.Bean;
  * bean is used instead of a new one. Without an OpenTelemetry bean nothing is traced.
  */
 @AutoConfiguration(before = ResilientHttpAutoConfiguration.class)
-@ConditionalOnClass({OpenTelemetry.class, ResilientHttpTracing.class})
+@ConditionalOnClass(name = {"io.opentelemetry.api.OpenTelemetry",
+    "io.github.resilienthttp.opentelemetry.ResilientHttpTracing"})
 @ConditionalOnProperty(prefix = "resilient-http.tracing", name = "enabled", matchIfMissing = true)
 public class ResilientHttpTracingAutoConfiguration {
 
