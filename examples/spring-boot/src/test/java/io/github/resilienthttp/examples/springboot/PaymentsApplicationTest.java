@@ -72,7 +72,19 @@ class PaymentsApplicationTest {
   static void properties(DynamicPropertyRegistry registry) {
     registry.add("payments.acquirer-url", () -> ACQUIRER.url("/").toString());
     String pg = System.getenv("RESILIENT_HTTP_PG_URL");
-    if (pg != null && !pg.isBlank()) registry.add("spring.datasource.url", () -> pg);
+    if (pg != null && !pg.isBlank()) registry.add("spring.datasource.url", () -> ownSchema(pg));
+  }
+
+  /** A schema of this test's own on the shared database, so other suites' tables cannot collide. */
+  private static String ownSchema(String url) {
+    String schema = "resilient_http_spring_example";
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
+        java.sql.Statement st = c.createStatement()) {
+      st.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException("PostgreSQL at RESILIENT_HTTP_PG_URL", e);
+    }
+    return url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
   }
 
   @AfterAll
