@@ -114,28 +114,31 @@ public final class ResilientHttpClients implements DisposableBean {
     return client;
   }
 
+  /**
+   * The client to wrap: one the starter builds (and releases on shutdown) with the properties'
+   * timeouts, or the named bean, derived by {@code newBuilder()} (same pool and dispatcher) only when
+   * an instrumentation adds an interceptor.
+   */
   private OkHttpClient okHttp(String name, ResilientHttpProperties.Client p, ClientAssembler a) {
     ResilientHttpProperties.OkHttp o = p.getOkhttp();
-    OkHttpClient.Builder b;
-    boolean own = o.getBean() == null;
-    if (own) {
-      b = new OkHttpClient.Builder();
+    if (o.getBean() == null) {
+      OkHttpClient.Builder b = new OkHttpClient.Builder();
       a.timeouts(b);
-    } else {
-      if (o.getConnectTimeout() != null || o.getReadTimeout() != null || o.getWriteTimeout() != null
-          || o.getCallTimeout() != null) {
-        throw new InvalidConfigurationPropertyValueException("resilient-http.clients." + name + ".okhttp.bean",
-            o.getBean(), "the okhttp timeouts apply only to a client the starter builds; set them on the bean");
-      }
-      b = bean("okhttp.bean", name, o.getBean(), OkHttpClient.class).newBuilder();
+      instrumentations.forEach(i -> i.okHttp(name, b));
+      OkHttpClient built = b.build();
+      owned.add(built);
+      return built;
     }
-    if (instrumentations.isEmpty() && !own) {
-      return bean("okhttp.bean", name, o.getBean(), OkHttpClient.class);
+    if (o.getConnectTimeout() != null || o.getReadTimeout() != null || o.getWriteTimeout() != null
+        || o.getCallTimeout() != null) {
+      throw new InvalidConfigurationPropertyValueException("resilient-http.clients." + name + ".okhttp.bean",
+          o.getBean(), "the okhttp timeouts apply only to a client the starter builds; set them on the bean");
     }
+    OkHttpClient bean = bean("okhttp.bean", name, o.getBean(), OkHttpClient.class);
+    OkHttpClient.Builder b = bean.newBuilder();
+    int interceptors = b.interceptors().size();
     instrumentations.forEach(i -> i.okHttp(name, b));
-    OkHttpClient built = b.build();
-    if (own) owned.add(built);
-    return built;
+    return b.interceptors().size() == interceptors ? bean : b.build();
   }
 
   private <T> T bean(String property, String client, String beanName, Class<T> type) {

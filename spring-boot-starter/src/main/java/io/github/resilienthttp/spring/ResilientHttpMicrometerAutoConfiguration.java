@@ -1,7 +1,9 @@
 package io.github.resilienthttp.spring;
 
 import io.github.resilienthttp.ResilientHttpClient;
+import io.github.resilienthttp.RetryBudget;
 import io.github.resilienthttp.micrometer.MicrometerOperationMetrics;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -11,7 +13,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Micrometer metrics ({@link MicrometerOperationMetrics}) for every starter-built client, in the
- * application's {@link MeterRegistry} bean; off with {@code resilient-http.metrics.enabled=false}.
+ * application's {@link MeterRegistry} bean, and a {@code resilient.http.retry_budget.tokens} gauge per
+ * client (tag {@code client}); off with {@code resilient-http.metrics.enabled=false}.
  * An application's own {@link MicrometerOperationMetrics} bean is used instead of a new one. Without
  * a MeterRegistry bean nothing is bound.
  *
@@ -52,10 +55,16 @@ public class ResilientHttpMicrometerAutoConfiguration {
         if (m != null) builder.addListener(m);
       }
 
+      /**
+       * The budget gauge, tagged with the client's name: {@code MicrometerOperationMetrics.bindTo}
+       * registers it untagged, so a second client's would be the first one's meter.
+       */
       @Override
       public void built(String name, ResilientHttpClient client) {
-        MicrometerOperationMetrics m = metrics();
-        if (m != null) m.bindTo(client);
+        MeterRegistry r = registry.getIfAvailable();
+        if (metrics() == null || r == null) return;
+        Gauge.builder("resilient.http.retry_budget.tokens", client.retryBudget(), RetryBudget::availableTokens)
+            .description("retries the retry budget would allow now").tag("client", name).register(r);
       }
     };
   }

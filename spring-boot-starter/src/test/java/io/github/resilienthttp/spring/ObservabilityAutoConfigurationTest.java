@@ -69,13 +69,18 @@ class ObservabilityAutoConfigurationTest {
 
   @Test
   void micrometerRecordsIntoTheApplicationsRegistry() {
-    runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
-      callOnce(payments(context));
-      MeterRegistry registry = context.getBean(MeterRegistry.class);
-      assertThat(registry.get("http.client.operations").tag("outcome", "SUCCESS").counter().count())
-          .isEqualTo(1.0);
-      assertThat(registry.get("resilient.http.retry_budget.tokens").gauge()).isNotNull();
-    });
+    runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .withPropertyValues("resilient-http.clients.search.budget.type=none").run(context -> {
+          callOnce(payments(context));
+          MeterRegistry registry = context.getBean(MeterRegistry.class);
+          assertThat(registry.get("http.client.operations").tag("outcome", "SUCCESS").counter().count())
+              .isEqualTo(1.0);
+          context.getBean("searchResilientHttpClient");
+          assertThat(registry.get("resilient.http.retry_budget.tokens").tag("client", "payments").gauge().value())
+              .isPositive();
+          assertThat(registry.get("resilient.http.retry_budget.tokens").tag("client", "search").gauge().value())
+              .isZero();
+        });
   }
 
   @Test
