@@ -1,5 +1,6 @@
 package io.github.resilienthttp.spring;
 
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilienthttp.ResilientHttpClient;
 import okhttp3.OkHttpClient;
 
@@ -20,4 +21,7 @@ interface ClientInstrumentation {
 
   /** Binds to the built client. */
   default void built(String name, ResilientHttpClient client) {}
+
+  /** Binds to the registry the built client's per-target breakers are made in. */
+  default void breakers(String name, CircuitBreakerRegistry registry) {}
 }

@@ -109,8 +109,12 @@ public final class ResilientHttpClients implements DisposableBean {
     instrumentations.forEach(i -> i.client(name, b));
     customizers.forEach(c -> c.customize(name, b));
     ResilientHttpClient client = b.build();
-    if (registry != null) registries.put(name, registry);
     instrumentations.forEach(i -> i.built(name, client));
+    if (registry != null) {
+      registries.put(name, registry);
+      CircuitBreakerRegistry breakers = registry;
+      instrumentations.forEach(i -> i.breakers(name, breakers));
+    }
     return client;
   }
 

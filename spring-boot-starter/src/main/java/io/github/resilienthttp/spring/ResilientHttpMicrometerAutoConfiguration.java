@@ -3,8 +3,13 @@ package io.github.resilienthttp.spring;
 import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.RetryBudget;
 import io.github.resilienthttp.micrometer.MicrometerOperationMetrics;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -66,6 +71,44 @@ public class ResilientHttpMicrometerAutoConfiguration {
         Gauge.builder("resilient.http.retry_budget.tokens", client.retryBudget(), RetryBudget::availableTokens)
             .description("retries the retry budget would allow now").tag("client", name).register(r);
       }
+
+      @Override
+      public void breakers(String name, CircuitBreakerRegistry breakers) {
+        MeterRegistry r = registry.getIfAvailable();
+        if (metrics() != null && r != null) bindBreakers(r, name, breakers);
+      }
     };
+  }
+
+  /**
+   * A state gauge per target breaker, registered when the client first calls the target and removed
+   * when the breaker is evicted; the encoding of {@code MicrometerOperationMetrics.bindCircuitBreaker}
+   * (0 closed, 1 open, 2 half-open, 3 other), tagged with the target and the client.
+   */
+  static void bindBreakers(MeterRegistry r, String client, CircuitBreakerRegistry breakers) {
+    Map<String, Meter.Id> gauges = new ConcurrentHashMap<>();
+    breakers.getEventPublisher().onEntryAdded(e -> {
+      CircuitBreaker cb = e.getAddedEntry();
+      gauges.put(cb.getName(), Gauge.builder("resilient.http.circuit_breaker.state", cb,
+              ResilientHttpMicrometerAutoConfiguration::state)
+          .tag("name", cb.getName()).tag("client", client).register(r).getId());
+    });
+    breakers.getEventPublisher().onEntryRemoved(e -> {
+      Meter.Id id = gauges.remove(e.getRemovedEntry().getName());
+      if (id != null) r.remove(id);
+    });
+  }
+
+  private static double state(CircuitBreaker cb) {
+    switch (cb.getState()) {
+      case CLOSED:
+        return 0;
+      case OPEN:
+        return 1;
+      case HALF_OPEN:
+        return 2;
+      default:
+        return 3;
+    }
   }
 }

@@ -80,6 +80,13 @@ class ObservabilityAutoConfigurationTest {
               .isPositive();
           assertThat(registry.get("resilient.http.retry_budget.tokens").tag("client", "search").gauge().value())
               .isZero();
+          HttpUrl target = server.url("/");
+          String breaker = target.scheme() + "://" + target.host() + ":" + target.port();
+          assertThat(registry.get("resilient.http.circuit_breaker.state").tag("client", "payments")
+              .tag("name", breaker).gauge().value()).isZero();
+          payments(context).circuitBreakerFor(target).orElseThrow().transitionToOpenState();
+          assertThat(registry.get("resilient.http.circuit_breaker.state").tag("name", breaker).gauge().value())
+              .isEqualTo(1.0);
         });
   }
 
