@@ -90,6 +90,22 @@ class ObservabilityAutoConfigurationTest {
         });
   }
 
+  /** Boot 3.5 brings Micrometer 1.15, which these tests run on: no 1.16-only method may be called. */
+  @Test
+  void micrometerCountersWorkOnBoot35sMicrometer() {
+    runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
+      server.enqueue(new MockResponse.Builder().code(201).addHeader("Idempotent-Replayed", "true").build());
+      okhttp3.Request post = new Request.Builder().url(server.url("/charges"))
+          .post(okhttp3.RequestBody.create("{}", okhttp3.MediaType.get("application/json"))).build();
+      try (Response r = payments(context).operation(post).execute()) {
+        assertThat(r.code()).isEqualTo(201);
+      }
+      assertThat(MeterRegistry.class.getPackage().getImplementationVersion()).startsWith("1.15.");
+      assertThat(context.getBean(MeterRegistry.class).get("resilient.http.replays").counter().count())
+          .isEqualTo(1.0);
+    });
+  }
+
   @Test
   void micrometerIsSkippedWithoutTheLibraryWithoutARegistryOrWhenSwitchedOff() {
     runner.withClassLoader(new FilteredClassLoader(MeterRegistry.class)).run(context -> {
