@@ -7,7 +7,18 @@ import io.github.resilienthttp.spring.ResilientHttpBoot4HealthAutoConfiguration;
 import io.github.resilienthttp.spring.ResilientHttpHealthAutoConfiguration;
 import io.github.resilienthttp.spring.ResilientHttpMicrometerAutoConfiguration;
 import io.github.resilienthttp.spring.ResilientHttpTracingAutoConfiguration;
+import io.github.resilienthttp.ResilientHttpClient;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import okhttp3.Request;
+import okhttp3.Response;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
@@ -29,9 +40,28 @@ class Boot4ConditionsTest {
       assertThat(context.getBean("resilientHttpHealthContributor"))
           .isInstanceOf(CompositeHealthContributor.class);
       assertThat(context).hasBean("resilientHttpMicrometerInstrumentation");
-      // opentelemetry-api is not on this application's class path
-      assertThat(context).doesNotHaveBean("resilientHttpTracingInstrumentation");
     });
+    runner.withClassLoader(new FilteredClassLoader("io.opentelemetry.api")).run(context ->
+        assertThat(context).hasNotFailed().doesNotHaveBean("resilientHttpTracingInstrumentation"));
+  }
+
+  @Test
+  void tracingOnTheApplicationsOpenTelemetryOnBoot4() throws Exception {
+    InMemorySpanExporter spans = InMemorySpanExporter.create();
+    OpenTelemetry otel = OpenTelemetrySdk.builder().setTracerProvider(SdkTracerProvider.builder()
+        .addSpanProcessor(SimpleSpanProcessor.create(spans)).build()).build();
+    try (MockWebServer server = new MockWebServer()) {
+      server.enqueue(new MockResponse.Builder().body("ok").build());
+      server.start();
+      runner.withBean(OpenTelemetry.class, () -> otel).run(context -> {
+        ResilientHttpClient payments = context.getBean("paymentsResilientHttpClient", ResilientHttpClient.class);
+        try (Response r = payments.operation(new Request.Builder().url(server.url("/")).build()).execute()) {
+          assertThat(r.code()).isEqualTo(200);
+        }
+        assertThat(spans.getFinishedSpanItems()).extracting(SpanData::getName).contains("resilient-http GET")
+            .hasSize(2);
+      });
+    }
   }
 
   @Test
