@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
@@ -212,24 +213,32 @@ public final class MicrometerOperationMetrics implements OperationListener {
 
   @Override
   public void parkedOperationTried(OperationInfo op, OutboxEntry entry, String outcome) {
-    registry.counter("resilient.http.parked.tried",
+    counter("resilient.http.parked.tried",
         Tags.of("server.address", op.host(), "outcome", outcome)).increment();
   }
 
   @Override
   public void outcomeQueried(OperationInfo op, OutcomeQuery.Answer answer) {
-    registry.counter("resilient.http.outcome_queries", Tags.of("server.address", op.host(),
+    counter("resilient.http.outcome_queries", Tags.of("server.address", op.host(),
         "answer", answer.name().toLowerCase(java.util.Locale.ROOT))).increment();
   }
 
   @Override
   public void keyRetentionExceeded(OperationInfo op, ResumeToken token, Duration keyAge,
       boolean refused) {
-    registry.counter("resilient.http.key_retention_exceeded",
+    counter("resilient.http.key_retention_exceeded",
         Tags.of("server.address", op.host(), "refused", Boolean.toString(refused))).increment();
   }
 
   private void count(String name, OperationInfo op) {
-    registry.counter(name, Tags.of("server.address", op.host())).increment();
+    counter(name, Tags.of("server.address", op.host())).increment();
+  }
+
+  /**
+   * Through {@code counter(String, Iterable<Tag>)}, not Micrometer 1.16's {@code counter(String,
+   * Tags)}: the binary then also runs on older Micrometer lines (Spring Boot 3.5 brings 1.15).
+   */
+  private Counter counter(String name, Iterable<Tag> tags) {
+    return registry.counter(name, tags);
   }
 }

@@ -1,0 +1,11 @@
+CREATE TABLE IF NOT EXISTS payments (
+  id VARCHAR(64) PRIMARY KEY,
+  amount BIGINT NOT NULL,
+  currency VARCHAR(3) NOT NULL,
+  charge_id VARCHAR(64),
+  status VARCHAR(16) NOT NULL
+);
+CREATE TABLE IF NOT EXISTS settlements (
+  event_id VARCHAR(255) PRIMARY KEY,
+  charge_id VARCHAR(64) NOT NULL
+);

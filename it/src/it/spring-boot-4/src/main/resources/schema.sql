@@ -1,0 +1,1 @@
+CREATE TABLE IF NOT EXISTS payment_events (event_id VARCHAR(255) PRIMARY KEY, body VARCHAR(4000));
