@@ -257,10 +257,11 @@ public final class ResilientHttpClient {
           + cancel.scheme() + "://" + cancel.host() + ":" + cancel.port() + "); nothing was sent;"
           + " allowOtherOrigins(true) to follow it", token, 0, "other-origin", -1, null);
     }
-    Request request = new Request.Builder().url(cancel)
+    Request request = io.github.resilienthttp.internal.async.FollowUpCalls.of(token.url(),
+        policy.allowOtherOrigins(), null, java.util.Set.of(), policy.followUpHeaders())
+        .request(new Request.Builder().url(cancel)
         .method(policy.cancelMethod().name(), policy.cancelMethod()
-            == AsyncOperationPolicy.CancelMethod.POST ? okhttp3.RequestBody.create(new byte[0]) : null)
-        .build();
+            == AsyncOperationPolicy.CancelMethod.POST ? okhttp3.RequestBody.create(new byte[0]) : null));
     Operation op = new Operation(runtime, request).idempotencyKey(token.idempotencyKey())
         .sendIdempotencyKey(false);
     policy.deadline().ifPresent(op::deadline);

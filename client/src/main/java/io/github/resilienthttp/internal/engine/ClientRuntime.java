@@ -11,6 +11,7 @@ import io.github.resilienthttp.internal.deadline.DeadlineWatchdog;
 import io.github.resilienthttp.internal.guard.BulkheadGate;
 import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
 import io.github.resilienthttp.internal.okhttp.AttemptSetupInterceptor;
+import io.github.resilienthttp.internal.okhttp.OriginGuard;
 import io.github.resilienthttp.internal.okhttp.NetworkAttemptTracker;
 import io.github.resilienthttp.internal.okhttp.RetryInterceptor;
 import io.github.resilienthttp.internal.okhttp.WireListener;
@@ -90,6 +91,8 @@ public final class ClientRuntime {
     OkHttpClient.Builder base = withWatchdogListener(wrapped.newBuilder());
     base.retryOnConnectionFailure(false);
     base.networkInterceptors().add(0, new NetworkAttemptTracker());
+    // First of all: a follow-up hop to another origin is refused before anything sees or sends it.
+    base.networkInterceptors().add(0, new OriginGuard());
     OkHttpClient sdkBase = base.build();
     OkHttpClient.Builder plain = sdkBase.newBuilder();
     plain.interceptors().add(0, new RetryInterceptor(this, wrapped.retryOnConnectionFailure()));
