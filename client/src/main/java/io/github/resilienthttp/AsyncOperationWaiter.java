@@ -68,7 +68,8 @@ final class AsyncOperationWaiter {
     Response r = submit.execute();
     attempts += submit.attempts();
     token = ResumeToken.forSubmit(submit.request().method(), submit.request().url(),
-        submit.idempotencyKey(), submit.idempotencyKeySent(), created);
+        submit.idempotencyKey(), submit.idempotencyKeySent(), created)
+        .signedWith(runtime.resumeTokenSigner());
     info = infoOf(submit.request(), token);
     if (r.code() != 202) {
       return r; // finished at once (or failed for good): nothing to wait for
@@ -146,7 +147,8 @@ final class AsyncOperationWaiter {
     submit.executeAsync().whenComplete((r, e) -> {
       attempts += submit.attempts();
       token = ResumeToken.forSubmit(submit.request().method(), submit.request().url(),
-          submit.idempotencyKey(), submit.idempotencyKeySent(), created);
+          submit.idempotencyKey(), submit.idempotencyKeySent(), created)
+          .signedWith(runtime.resumeTokenSigner());
       info = infoOf(submit.request(), token);
       if (e != null) {
         result.completeExceptionally(unwrap(e));

@@ -72,7 +72,7 @@ public final class ResilientHttpClient {
         b.idempotencyKeyPolicy, b.timeSource, b.random,
         b.retryBudget != null ? b.retryBudget : RetryBudget.tokenBucket(), circuitBreakers,
         b.bulkheadConfig == null ? null : new BulkheadGate(b.bulkheadName, b.bulkheadConfig),
-        listenerList, b.replayHeader, b.scheduler, b.hedgingPolicy);
+        listenerList, b.replayHeader, b.scheduler, b.hedgingPolicy, b.resumeTokenSigner());
   }
 
   /**
@@ -135,6 +135,7 @@ public final class ResilientHttpClient {
    */
   public okhttp3.Response resume(ResumeToken token, AsyncOperationPolicy policy) throws java.io.IOException {
     checkAccepted(token);
+    token = verifyResumeToken(token);
     AsyncOperationWaiter.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
     return new AsyncOperationWaiter(runtime, policy).resumeWait(token);
   }
@@ -159,6 +160,7 @@ public final class ResilientHttpClient {
     if (token.isAccepted()) {
       return resume(token, policy);
     }
+    token = verifyResumeToken(token);
     Operation op = resubmission(token, request);
     AsyncOperationWaiter.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
     return op.newWaiter(policy).submitAndWait(op, token.keyCreatedAt());
@@ -176,6 +178,7 @@ public final class ResilientHttpClient {
       AsyncOperationPolicy policy) {
     checkAccepted(token);
     try {
+      token = verifyResumeToken(token);
       AsyncOperationWaiter.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
     } catch (KeyRetentionExceededException e) {
       return java.util.concurrent.CompletableFuture.failedFuture(e);
@@ -197,7 +200,13 @@ public final class ResilientHttpClient {
     if (token.isAccepted()) {
       return resumeAsync(token, policy);
     }
-    Operation op = resubmission(token, request);
+    Operation op;
+    try {
+      token = verifyResumeToken(token);
+      op = resubmission(token, request);
+    } catch (InvalidResumeTokenException e) {
+      return java.util.concurrent.CompletableFuture.failedFuture(e);
+    }
     try {
       AsyncOperationWaiter.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
     } catch (KeyRetentionExceededException e) {
@@ -246,9 +255,9 @@ public final class ResilientHttpClient {
    */
   public okhttp3.Response cancelOnServer(ResumeToken token, AsyncOperationPolicy policy)
       throws java.io.IOException {
-    Objects.requireNonNull(token, "token");
     Objects.requireNonNull(policy, "policy");
-    okhttp3.HttpUrl cancel = token.cancelUrl().orElseThrow(() -> new IllegalStateException(
+    ResumeToken verified = verifyResumeToken(token);
+    okhttp3.HttpUrl cancel = verified.cancelUrl().orElseThrow(() -> new IllegalStateException(
         "the server gave no cancel URL for " + token + " (no Link rel=\"cancel\" or cancelUrl field"
             + " the cancelLocator finds): nothing was sent. Cancelling the wait only stops polling;"
             + " the server's job goes on"));
@@ -266,6 +275,26 @@ public final class ResilientHttpClient {
         .sendIdempotencyKey(false);
     policy.deadline().ifPresent(op::deadline);
     return op.execute();
+  }
+
+  /**
+   * {@code token} if this client may act on it: signed with one of its
+   * {@link Builder#resumeTokenKey(byte[], byte[]...) keys} (or unsigned, on an origin given to
+   * {@link Builder#acceptUnsignedResumeTokens}), its key made no later than this client's clock
+   * (plus a minute of skew). The result is bound to this client: its {@link ResumeToken#toText()}
+   * is signed with the current (first) key. Every method of this client that takes a token calls
+   * this first, so calling it yourself is for migration: re-sign stored tokens after a key rotation,
+   * or unsigned tokens of an earlier version ({@code store(verifyResumeToken(ResumeToken.parse(old))
+   * .toText())}).
+   *
+   * @param token the token
+   * @return the token, signed by this client
+   * @throws InvalidResumeTokenException (reason {@code unsigned}, {@code bad-signature} or
+   *     {@code key-time-in-future}) when refused
+   */
+  public ResumeToken verifyResumeToken(ResumeToken token) {
+    Objects.requireNonNull(token, "token");
+    return token.verifiedBy(runtime.resumeTokenSigner(), runtime.timeSource().now());
   }
 
   private static void checkAccepted(ResumeToken token) {
@@ -308,6 +337,8 @@ public final class ResilientHttpClient {
         .random(runtime.random())
         .retryBudget(runtime.retryBudget())
         .replayHeader(runtime.replayHeader());
+    b.inheritedSigner = runtime.resumeTokenSigner();
+    b.unsignedTokenOrigins = runtime.resumeTokenSigner().unsignedOrigins();
     if (runtime.userScheduler() != null) {
       b.scheduler(runtime.userScheduler());
     }
@@ -470,6 +501,10 @@ public final class ResilientHttpClient {
     private HedgingPolicy hedgingPolicy;
     private String replayHeader = "Idempotent-Replayed";
     private ScheduledExecutorService scheduler;
+    private List<byte[]> resumeTokenKeys;
+    private java.util.Set<String> unsignedTokenOrigins = java.util.Set.of();
+    /** The signer of the client this builder came from ({@link #newBuilder()}), kept unless keys are set. */
+    private io.github.resilienthttp.internal.async.ResumeTokenSigner inheritedSigner;
 
     private Builder(OkHttpClient okHttpClient) {
       this.okHttpClient = okHttpClient;
@@ -649,6 +684,65 @@ public final class ResilientHttpClient {
     public Builder replayHeader(String replayHeader) {
       this.replayHeader = Objects.requireNonNull(replayHeader, "replayHeader");
       return this;
+    }
+
+    /**
+     * The keys that sign and verify this client's {@link ResumeToken resume tokens}: HMAC-SHA256
+     * with {@code signingKey}; tokens signed with any of {@code alsoAccepted} are accepted too. To
+     * rotate: put the new key first and the old one in {@code alsoAccepted}, re-sign stored tokens
+     * with {@link ResilientHttpClient#verifyResumeToken} (or let them expire), then drop the old
+     * key. Every process that resumes another's tokens needs the same keys; keep them with the
+     * application's other secrets. Default: a random key of this client's own, made at
+     * {@link #build()} and shared by {@link ResilientHttpClient#newBuilder()} clients, so tokens
+     * resume only in this process (a restarted one refuses them: reason {@code bad-signature}).
+     *
+     * @param signingKey at least 32 random bytes (256 bits); copied
+     * @param alsoAccepted earlier keys, accepted but no longer used to sign; copied
+     * @return this builder
+     * @throws IllegalArgumentException when a key is shorter than 32 bytes
+     */
+    public Builder resumeTokenKey(byte[] signingKey, byte[]... alsoAccepted) {
+      List<byte[]> keys = new ArrayList<>();
+      keys.add(Objects.requireNonNull(signingKey, "signingKey").clone());
+      for (byte[] k : Objects.requireNonNull(alsoAccepted, "alsoAccepted")) {
+        keys.add(Objects.requireNonNull(k, "alsoAccepted key").clone());
+      }
+      io.github.resilienthttp.internal.async.ResumeTokenSigner.of(keys, java.util.Set.of()); // validates now
+      this.resumeTokenKeys = keys;
+      return this;
+    }
+
+    /**
+     * Accepts unsigned resume tokens (the {@code rhr1.} text and serialized form of versions before
+     * signed tokens, or tokens built with {@link ResumeToken#forSubmit}) whose URLs are all on one of
+     * {@code origins}: the migration path for stored tokens. Such a token is as trustworthy as the
+     * store it came from, so name only the origins of your own APIs, and re-sign what you read
+     * ({@link ResilientHttpClient#verifyResumeToken}) so that the opt-in can be removed. Default
+     * none: every unsigned token is refused (reason {@code unsigned}).
+     *
+     * @param origins URLs whose scheme, host and port are trusted (path ignored)
+     * @return this builder
+     */
+    public Builder acceptUnsignedResumeTokens(java.util.Collection<okhttp3.HttpUrl> origins) {
+      java.util.Set<String> set = new java.util.LinkedHashSet<>();
+      for (okhttp3.HttpUrl u : Objects.requireNonNull(origins, "origins")) {
+        set.add(io.github.resilienthttp.internal.okhttp.OriginGuard.originOf(
+            Objects.requireNonNull(u, "origin")));
+      }
+      this.unsignedTokenOrigins = java.util.Set.copyOf(set);
+      return this;
+    }
+
+    private io.github.resilienthttp.internal.async.ResumeTokenSigner resumeTokenSigner() {
+      if (resumeTokenKeys != null) {
+        return io.github.resilienthttp.internal.async.ResumeTokenSigner.of(resumeTokenKeys,
+            unsignedTokenOrigins);
+      } else if (inheritedSigner != null) {
+        return inheritedSigner.unsignedOrigins().equals(unsignedTokenOrigins) ? inheritedSigner
+            : inheritedSigner.withUnsignedOrigins(unsignedTokenOrigins);
+      }
+      return io.github.resilienthttp.internal.async.ResumeTokenSigner.random(
+          new java.security.SecureRandom(), unsignedTokenOrigins);
     }
 
     /**

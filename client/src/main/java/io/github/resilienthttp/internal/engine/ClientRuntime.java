@@ -10,6 +10,7 @@ import io.github.resilienthttp.TimeSource;
 import io.github.resilienthttp.internal.deadline.DeadlineWatchdog;
 import io.github.resilienthttp.internal.guard.BulkheadGate;
 import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
+import io.github.resilienthttp.internal.async.ResumeTokenSigner;
 import io.github.resilienthttp.internal.okhttp.AttemptSetupInterceptor;
 import io.github.resilienthttp.internal.okhttp.OriginGuard;
 import io.github.resilienthttp.internal.okhttp.NetworkAttemptTracker;
@@ -47,6 +48,7 @@ public final class ClientRuntime {
   private final TargetLatencies latencies = new TargetLatencies();
   private final HedgingPolicy hedgingPolicy;
   private final boolean systemTime;
+  private final ResumeTokenSigner resumeTokenSigner;
   /** Plain calls: every call is an operation, run by {@link RetryInterceptor}. */
   private final OkHttpClient forOperations;
   /** Attempts of operations, each its own call: no SDK application interceptor, no call timeout. */
@@ -70,8 +72,10 @@ public final class ClientRuntime {
       IdempotencyKeyPolicy idempotencyKeyPolicy, TimeSource timeSource, RandomGenerator random,
       RetryBudget retryBudget, TargetCircuitBreakers circuitBreakers, BulkheadGate bulkhead,
       List<OperationListener> listeners, String replayHeader,
-      ScheduledExecutorService userScheduler, HedgingPolicy hedgingPolicy) {
+      ScheduledExecutorService userScheduler, HedgingPolicy hedgingPolicy,
+      ResumeTokenSigner resumeTokenSigner) {
     this.hedgingPolicy = hedgingPolicy;
+    this.resumeTokenSigner = java.util.Objects.requireNonNull(resumeTokenSigner, "resumeTokenSigner");
     this.wrapped = wrapped;
     this.retryPolicy = retryPolicy;
     this.classifier = classifier;
@@ -113,6 +117,11 @@ public final class ClientRuntime {
   public static boolean isSdkClient(OkHttpClient client) {
     return client.interceptors().stream().anyMatch(i -> i instanceof RetryInterceptor)
         || client.networkInterceptors().stream().anyMatch(i -> i instanceof NetworkAttemptTracker);
+  }
+
+  /** {@return the signer of the resume tokens this client hands out and accepts} */
+  public ResumeTokenSigner resumeTokenSigner() {
+    return resumeTokenSigner;
   }
 
   /**
