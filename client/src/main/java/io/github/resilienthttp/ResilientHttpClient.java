@@ -297,6 +297,55 @@ public final class ResilientHttpClient {
     return token.verifiedBy(runtime.resumeTokenSigner(), runtime.timeSource().now());
   }
 
+  /**
+   * A new operation that repeats the intent of a failed one: {@code request} (the same method, URL
+   * and body; the failure holds none) with the failure's idempotency key, sent or not as before, so
+   * that a server that keeps keys answers with the first outcome instead of doing the work twice.
+   * Nothing is sent until the operation is executed (or awaited).
+   *
+   * <p>Refused when it is not safe: the key was never sent ({@link
+   * OperationFailure#idempotencyKeySent()} is {@code false}, e.g. {@code sendIdempotencyKey(false)} or
+   * a key policy that does not send keys for this method) and the method is not idempotent (RFC 9110
+   * §9.2.2). Then the server has never seen the key, so re-sending it would not deduplicate: a POST
+   * that did run would run again. Find out first (an {@link OutcomeQueryPolicy outcome query}, or the
+   * server's own records). For an accepted asynchronous operation, {@link #resume(ResumeToken,
+   * AsyncOperationPolicy)} with {@link ResumableFailure#resumeToken()} continues the wait instead
+   * of re-submitting.
+   *
+   * <pre>{@code
+   * } catch (IOException e) {
+   *   if (e instanceof OperationFailure f && f.idempotencyKeySent()) {
+   *     try (Response r = client.retry(f, request).execute()) { ... } // the server deduplicates
+   *   } else {
+   *     throw e; // a key the server never saw proves nothing: settle the outcome first
+   *   }
+   * }
+   * }</pre>
+   *
+   * @param failure the failure of the first operation (any exception the SDK threw for it)
+   * @param request the first operation's request, with its body
+   * @return the operation, not yet executed
+   * @throws RetryRefusedException (reason {@code key-not-sent}) when repeating is not safe; nothing
+   *     is sent
+   */
+  public Operation retry(OperationFailure failure, Request request) {
+    Objects.requireNonNull(failure, "failure");
+    Objects.requireNonNull(request, "request");
+    if (!safeToResend(failure.idempotencyKeySent(), request.method())) {
+      throw new RetryRefusedException(failure, request.method());
+    }
+    Operation op = operation(request).idempotencyKey(failure.idempotencyKey());
+    if (!failure.idempotencyKeySent()) {
+      op.sendIdempotencyKey(false);
+    }
+    return op;
+  }
+
+  /** Whether re-sending with the same key is safe: the server saw the key, or the method is idempotent. */
+  static boolean safeToResend(boolean keySent, String method) {
+    return keySent || AttemptOutcome.isIdempotentMethod(method);
+  }
+
   private static void checkAccepted(ResumeToken token) {
     if (!Objects.requireNonNull(token, "token").isAccepted()) {
       throw new IllegalArgumentException("the token's operation was not accepted (no status"
@@ -310,7 +359,7 @@ public final class ResilientHttpClient {
       throw new IllegalArgumentException("the request is not the token's (" + token.method() + " "
           + token.url().redact() + ")");
     }
-    if (!token.idempotencyKeySent() && !AttemptOutcome.isIdempotentMethod(token.method())) {
+    if (!safeToResend(token.idempotencyKeySent(), token.method())) {
       throw new IllegalArgumentException("re-submitting is not safe: no idempotency key was sent"
           + " and " + token.method() + " is not idempotent");
     }
