@@ -81,6 +81,17 @@ public final class StandardWebhooksScheme implements SignatureScheme {
     return new StandardWebhooksScheme(keys, decodePublicKeys(publicKeys));
   }
 
+  /** Base64 after an optional {@code prefix}; the message names the position, never the value. */
+  private static byte[] decodePrefixed(String value, String prefix, String field) {
+    String s = Objects.requireNonNull(value, field);
+    try {
+      return Base64.getDecoder().decode(s.startsWith(prefix) ? s.substring(prefix.length()) : s);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(field + ": not base64 after the " + prefix
+          + " prefix (value not shown)");
+    }
+  }
+
   private static List<PublicKey> decodePublicKeys(String... publicKeys) {
     Objects.requireNonNull(publicKeys, "publicKeys");
     if (publicKeys.length == 0) {
@@ -88,14 +99,7 @@ public final class StandardWebhooksScheme implements SignatureScheme {
     }
     List<PublicKey> out = new ArrayList<>();
     for (int i = 0; i < publicKeys.length; i++) {
-      String s = Objects.requireNonNull(publicKeys[i], "publicKeys[" + i + "]");
-      String b64 = s.startsWith(PUBLIC_PREFIX) ? s.substring(PUBLIC_PREFIX.length()) : s;
-      byte[] raw;
-      try {
-        raw = Base64.getDecoder().decode(b64);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("publicKeys[" + i + "]: not base64 after the whpk_ prefix");
-      }
+      byte[] raw = decodePrefixed(publicKeys[i], PUBLIC_PREFIX, "publicKeys[" + i + "]");
       if (raw.length != 32) {
         throw new IllegalArgumentException("publicKeys[" + i + "]: decodes to " + raw.length
             + " bytes, not the 32 of an Ed25519 public key");
@@ -124,15 +128,7 @@ public final class StandardWebhooksScheme implements SignatureScheme {
     if (secrets.length == 0) throw new IllegalArgumentException("secrets: at least one is required");
     List<byte[]> keys = new ArrayList<>();
     for (int i = 0; i < secrets.length; i++) {
-      String s = Objects.requireNonNull(secrets[i], "secrets[" + i + "]");
-      String b64 = s.startsWith(PREFIX) ? s.substring(PREFIX.length()) : s;
-      byte[] key;
-      try {
-        key = Base64.getDecoder().decode(b64);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(
-            "secrets[" + i + "]: not base64 after the whsec_ prefix (value not shown)");
-      }
+      byte[] key = decodePrefixed(secrets[i], PREFIX, "secrets[" + i + "]");
       if (key.length < MIN_KEY_BYTES) {
         throw new IllegalArgumentException("secrets[" + i + "]: decodes to " + key.length
             + " bytes, fewer than " + MIN_KEY_BYTES + " (value not shown)");
