@@ -215,6 +215,20 @@ class ResumeTokenTrustTest {
   }
 
   @Test
+  void aParkedTokenTheClientRefusesStaysParkedAndSendsNothing() {
+    Outbox outbox = Outbox.inMemory();
+    Instant now = Instant.now();
+    outbox.park(new OutboxEntry(tokenOn(attacker, now), "outcome-unknown", now, 0, now));
+    OutboxResumer.Report report = OutboxResumer.builder(client().resumeTokenKey(KEY_1).build(),
+        outbox).build().drainOnce();
+    assertThat(report.rescheduled()).isEqualTo(1);
+    assertThat(outbox.size()).isEqualTo(1); // kept: a key configured later may still resume it
+    assertThat(outbox.due(now.plus(Duration.ofDays(1)), 10)).singleElement()
+        .satisfies(e -> assertThat(e.tries()).isZero());
+    assertThat(attacker.getRequestCount()).isZero();
+  }
+
+  @Test
   void printedTokensSayWhetherTheyAreSigned() {
     assertThat(tokenOn(home, Instant.EPOCH).toString()).contains("unsigned");
     assertThat(signed(KEY_1, tokenOn(home, Instant.EPOCH)).toString()).doesNotContain("unsigned");

@@ -125,6 +125,14 @@ public final class OutboxResumer {
       outbox.remove(key);
       onResult.accept(entry, r);
       return r.isSuccessful() ? "resumed" : "failed";
+    } catch (InvalidResumeTokenException e) {
+      // A token this client will not act on (unsigned, another key): nothing was sent. Kept, tries
+      // unchanged, so that a key configured later (or the migration opt-in) can still resume it.
+      org.slf4j.LoggerFactory.getLogger(OutboxResumer.class).error("parked {} refused ({}): {}",
+          token, e.reason(), e.getMessage());
+      outbox.park(new OutboxEntry(token, entry.reason(), entry.parkedAt(), entry.tries(),
+          runtime.timeSource().now().plus(retryDelay)));
+      return "rescheduled";
     } catch (KeyRetentionExceededException | AsyncOperationFailedException e) {
       outbox.remove(key);
       return e instanceof KeyRetentionExceededException ? "abandoned" : "failed";

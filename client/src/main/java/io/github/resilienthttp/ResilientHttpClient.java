@@ -120,15 +120,18 @@ public final class ResilientHttpClient {
    * {@link ResumableFailure#resumeToken()}, {@link OperationListener#asyncOperationAccepted}, or
    * {@link ResumeToken#parse(String)} in a restarted process), as
    * {@link Operation#awaitCompletion(AsyncOperationPolicy)} would: the first poll starts at once, and
-   * the deadline ({@link AsyncOperationPolicy#deadline()}, or the retry policy's) starts now. Polls
-   * carry no header of the original request: credentials come from the wrapped client's
-   * interceptors. A key older than {@link AsyncOperationPolicy#keyRetention()} is warned about or
-   * refused first.
+   * the deadline ({@link AsyncOperationPolicy#deadline()}, or the retry policy's) starts now. There is
+   * no submit request to carry headers from: credentials come from the wrapped client's
+   * interceptors, or from {@link AsyncOperationPolicy#followUpHeaders()} (sent to the token's origin
+   * only). The token must verify ({@link #verifyResumeToken}); every poll and the result fetch stay
+   * on the token's origin ({@link AsyncOperationPolicy#allowOtherOrigins()}). A key older than
+   * {@link AsyncOperationPolicy#keyRetention()} is warned about or refused first.
    *
    * @param token an accepted operation's token ({@link ResumeToken#isAccepted()})
    * @param policy how to wait
    * @return the final result, which the caller must close
    * @throws KeyRetentionExceededException when the key is too old and the policy refuses
+   * @throws InvalidResumeTokenException when this client refuses the token (nothing is sent)
    * @throws IllegalArgumentException when the token was not accepted: re-submit with
    *     {@link #resume(ResumeToken, Request, AsyncOperationPolicy)}
    * @throws java.io.IOException as {@link Operation#awaitCompletion(AsyncOperationPolicy)}
@@ -241,7 +244,9 @@ public final class ResilientHttpClient {
    * {@link AsyncOperationPolicy#deadline()} or the retry policy's. It carries the submit's key for
    * listeners but does not send it (a server that keeps keys would answer with the submit's response).
    * A cancel URL on another origin than the submit's is refused, like a status URL, unless
-   * {@link AsyncOperationPolicy#allowOtherOrigins()}. Whether the job stops is the server's answer
+   * {@link AsyncOperationPolicy#allowOtherOrigins()}, and so is a redirect of the cancel elsewhere;
+   * the token must verify ({@link #verifyResumeToken}). Credentials come from the wrapped client's
+   * interceptors or {@link AsyncOperationPolicy#followUpHeaders()} (to the token's origin only). Whether the job stops is the server's answer
    * (often {@code 200}/{@code 202}/{@code 204}; {@code 409} when it already finished): a later poll
    * ({@link #resume(ResumeToken, AsyncOperationPolicy)}) reads the state it ended in.
    *
