@@ -25,6 +25,7 @@ public final class InvalidResumeTokenException extends IllegalArgumentException 
   /** The key's creation time is after the client's clock (plus a minute of skew). */
   public static final String KEY_TIME_IN_FUTURE = "key-time-in-future";
 
+  /** Why the token was refused. */
   private final String reason;
 
   /**

@@ -318,11 +318,14 @@ public final class ResilientHttpClient {
    * of re-submitting.
    *
    * <pre>{@code
-   * } catch (IOException e) {
-   *   if (e instanceof OperationFailure f && f.idempotencyKeySent()) {
-   *     try (Response r = client.retry(f, request).execute()) { ... } // the server deduplicates
-   *   } else {
+   * try (Response r = client.operation(request).execute()) {
+   *   use(r);
+   * } catch (OutcomeUnknownException e) {
+   *   if (!e.idempotencyKeySent()) {
    *     throw e; // a key the server never saw proves nothing: settle the outcome first
+   *   }
+   *   try (Response r = client.retry(e, request).execute()) { // the server deduplicates
+   *     use(r);
    *   }
    * }
    * }</pre>

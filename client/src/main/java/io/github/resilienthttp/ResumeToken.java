@@ -335,7 +335,11 @@ public final class ResumeToken implements Serializable {
     return s == null ? "" : s;
   }
 
-  /** Serialized as its text, so that deserialization goes through {@link #parse(String)}. */
+  /**
+   * Serialized as its text, so that deserialization goes through {@link #parse(String)}.
+   *
+   * @return the serial form
+   */
   private Object writeReplace() {
     return new SerialForm(toText());
   }
@@ -343,6 +347,10 @@ public final class ResumeToken implements Serializable {
   /**
    * The serialized form of earlier versions (the fields): read, then checked like a parsed unsigned
    * token by {@link #readResolve()}.
+   *
+   * @param in the stream
+   * @throws IOException as the stream, or {@link InvalidObjectException} for a bad field
+   * @throws ClassNotFoundException as the stream
    */
   private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
     try {
@@ -352,6 +360,13 @@ public final class ResumeToken implements Serializable {
     }
   }
 
+  /**
+   * The token read in the earlier form, through the constructor's checks (unsigned unless the
+   * stream had a signature).
+   *
+   * @return the checked token
+   * @throws ObjectStreamException ({@link InvalidObjectException}) when a field is not valid
+   */
   private Object readResolve() throws ObjectStreamException {
     try {
       return new ResumeToken(method, url, statusUrl, resultUrl, idempotencyKey, idempotencyKeySent,

@@ -13,6 +13,7 @@ public final class RetryRefusedException extends IllegalStateException {
   /** The reason: the key was not sent. */
   public static final String KEY_NOT_SENT = "key-not-sent";
 
+  /** The first operation's key. */
   private final String idempotencyKey;
 
   RetryRefusedException(OperationFailure failure, String method) {
