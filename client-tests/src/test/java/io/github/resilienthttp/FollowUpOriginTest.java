@@ -253,6 +253,23 @@ class FollowUpOriginTest {
   }
 
   @Test
+  void cancelOnServerCarriesTheSubmitsAuthorizationWhenGivenTheSubmit() throws Exception {
+    client = ResilientHttpClient.wrap(new OkHttpClient.Builder().build()).build();
+    homeRoutes.put("GET /status", r -> failed());
+    Request submit = submit().newBuilder().header("Authorization", "Bearer tenant-7").build();
+    ResumeToken token = ((ResumableFailure) catchThrowable(
+        () -> client.operation(submit).awaitCompletion(policy).close())).resumeToken();
+    client.cancelOnServer(token, submit, policy).close();
+    client.cancelOnServer(token, policy).close(); // without the submit: nothing to carry
+    assertThat(homeSeen).filteredOn(r -> r.getMethod().equals("DELETE"))
+        .extracting(r -> r.getHeaders().get("Authorization"))
+        .containsExactly("Bearer tenant-7", null);
+    Request other = submit.newBuilder().url(home.url("/other")).build();
+    assertThat(catchThrowable(() -> client.cancelOnServer(token, other, policy)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void aResumedWaitGetsCredentialsFromThePolicysFollowUpHeaders() throws Exception {
     client = ResilientHttpClient.wrap(new OkHttpClient.Builder().build()).build();
     homeRoutes.put("GET /status", r -> failed());

@@ -260,7 +260,29 @@ public final class ResilientHttpClient {
    */
   public okhttp3.Response cancelOnServer(ResumeToken token, AsyncOperationPolicy policy)
       throws java.io.IOException {
+    return cancelOnServer(token, null, policy);
+  }
+
+  /**
+   * {@link #cancelOnServer(ResumeToken, AsyncOperationPolicy)} carrying the submit's own headers
+   * that {@link AsyncOperationPolicy#carryHeaders()} names (by default {@code Authorization}), as
+   * polls do: to the submit's origin only.
+   *
+   * @param token the accepted operation's token, with the cancel URL the server gave
+   * @param submit the submit's request (same method and URL as the token's), or {@code null}
+   * @param policy the cancel method, the deadline, the origin rule and the headers to carry
+   * @return the server's answer to the cancel, which the caller must close
+   * @throws IllegalArgumentException when {@code submit} is not the token's request
+   * @throws java.io.IOException as {@link #cancelOnServer(ResumeToken, AsyncOperationPolicy)}
+   */
+  public okhttp3.Response cancelOnServer(ResumeToken token, Request submit,
+      AsyncOperationPolicy policy) throws java.io.IOException {
     Objects.requireNonNull(policy, "policy");
+    if (submit != null && (!submit.method().equals(Objects.requireNonNull(token, "token").method())
+        || !submit.url().equals(token.url()))) {
+      throw new IllegalArgumentException("the request is not the token's (" + token.method() + " "
+          + token.url().redact() + ")");
+    }
     ResumeToken verified = verifyResumeToken(token);
     okhttp3.HttpUrl cancel = verified.cancelUrl().orElseThrow(() -> new IllegalStateException(
         "the server gave no cancel URL for " + token + " (no Link rel=\"cancel\" or cancelUrl field"
@@ -272,7 +294,7 @@ public final class ResilientHttpClient {
           + " allowOtherOrigins(true) to follow it", token, 0, "other-origin", -1, null);
     }
     Request request = io.github.resilienthttp.internal.async.FollowUpCalls.of(token.url(),
-        policy.allowOtherOrigins(), null, java.util.Set.of(), policy.followUpHeaders())
+        policy.allowOtherOrigins(), submit, policy.carryHeaders(), policy.followUpHeaders())
         .request(new Request.Builder().url(cancel)
         .method(policy.cancelMethod().name(), policy.cancelMethod()
             == AsyncOperationPolicy.CancelMethod.POST ? okhttp3.RequestBody.create(new byte[0]) : null));
