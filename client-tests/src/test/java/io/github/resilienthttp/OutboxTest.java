@@ -47,8 +47,12 @@ class OutboxTest {
     okHttp.connectionPool().evictAll();
   }
 
+  /** The resume token key every "process" of this test shares (a restarted one resumes tokens). */
+  private static final byte[] TOKEN_KEY = "0123456789abcdef0123456789abcdef".getBytes(
+      java.nio.charset.StandardCharsets.US_ASCII);
+
   private ResilientHttpClient client() {
-    return ResilientHttpClient.wrap(okHttp).timeSource(time)
+    return ResilientHttpClient.wrap(okHttp).timeSource(time).resumeTokenKey(TOKEN_KEY)
         .retryPolicy(RetryPolicy.builder().backoff(Backoff.fixed(Duration.ofMillis(10))).build())
         .addListener(new OperationListener() {
           @Override

@@ -59,6 +59,8 @@ public final class AsyncOperationPolicy {
   private final boolean allowOtherOrigins;
   private final StatusLocator cancelLocator;
   private final CancelMethod cancelMethod;
+  private final java.util.Set<String> carryHeaders;
+  private final okhttp3.Headers followUpHeaders;
 
   private AsyncOperationPolicy(Builder b) {
     this.minPollInterval = b.minPollInterval;
@@ -74,6 +76,8 @@ public final class AsyncOperationPolicy {
     this.allowOtherOrigins = b.allowOtherOrigins;
     this.cancelLocator = b.cancelLocator;
     this.cancelMethod = b.cancelMethod;
+    this.carryHeaders = b.carryHeaders;
+    this.followUpHeaders = b.followUpHeaders;
   }
 
   /**
@@ -108,6 +112,8 @@ public final class AsyncOperationPolicy {
     b.allowOtherOrigins = allowOtherOrigins;
     b.cancelLocator = cancelLocator;
     b.cancelMethod = cancelMethod;
+    b.carryHeaders = carryHeaders;
+    b.followUpHeaders = followUpHeaders;
     return b;
   }
 
@@ -184,6 +190,27 @@ public final class AsyncOperationPolicy {
   }
 
   /**
+   * The names of the submit's own request headers that the polls and the result fetch carry, on the
+   * submit's origin only (see {@link Builder#carryHeaders(java.util.Collection)}).
+   *
+   * @return the header names, default {@code Authorization}
+   */
+  public java.util.Set<String> carryHeaders() {
+    return carryHeaders;
+  }
+
+  /**
+   * Headers added to every follow-up call (polls, result fetch, {@link ResilientHttpClient#cancelOnServer
+   * cancelOnServer}), on the operation's origin only: how a resumed wait, which has no submit request,
+   * gets per-call credentials (see {@link Builder#followUpHeaders(okhttp3.Headers)}).
+   *
+   * @return the headers, default none
+   */
+  public okhttp3.Headers followUpHeaders() {
+    return followUpHeaders;
+  }
+
+  /**
    * The poll interval before poll {@code poll} (from 1), before jitter.
    *
    * @param poll the poll's number, from 1
@@ -219,6 +246,8 @@ public final class AsyncOperationPolicy {
     private boolean allowOtherOrigins;
     private StatusLocator cancelLocator = StatusLocator.standardCancelLinks();
     private CancelMethod cancelMethod = CancelMethod.DELETE;
+    private java.util.Set<String> carryHeaders = java.util.Set.of("Authorization");
+    private okhttp3.Headers followUpHeaders = okhttp3.Headers.EMPTY;
 
     private Builder() {}
 
@@ -338,7 +367,14 @@ public final class AsyncOperationPolicy {
      * than the submit's. Default {@code false}: the server's headers decide where polls go, and the
      * wrapped client's interceptors add credentials to every poll, so a status URL elsewhere would
      * send them there; such a wait fails with {@link PollFailedException} (reason
-     * {@code other-origin}). Turn on for APIs that poll another host (some cloud control planes).
+     * {@code other-origin}). The origin is the submit's original request URL (before any redirect of
+     * the submit), and the rule holds for every hop of every follow-up call: a redirect
+     * ({@code 301/302/303/307/308}) of a poll, the result fetch or the cancel to another origin is
+     * refused the same way, before anything is sent there. Turn on for APIs that poll another host
+     * (some cloud control planes): then the headers carried from the submit
+     * ({@link #carryHeaders(java.util.Collection)}, {@link #followUpHeaders(okhttp3.Headers)}) still
+     * stay on the submit's origin, but what the wrapped client's interceptors add is theirs to
+     * decide (make a credential interceptor check the host).
      *
      * @param allow whether to allow other origins
      * @return this builder
@@ -370,6 +406,48 @@ public final class AsyncOperationPolicy {
      */
     public Builder cancelMethod(CancelMethod cancelMethod) {
       this.cancelMethod = Objects.requireNonNull(cancelMethod, "cancelMethod");
+      return this;
+    }
+
+    /**
+     * The submit's own request headers (set on the {@link okhttp3.Request}, not by interceptors) that
+     * the polls and the result fetch carry. They go only to the submit's origin (scheme, host, port
+     * of its original URL, before redirects), on every hop: never to a status URL, result or redirect
+     * elsewhere, even with {@link #allowOtherOrigins(boolean)}. Default {@code Authorization} (a
+     * per-tenant token set on the request would otherwise be missing from the first poll); an empty
+     * collection carries none. Credentials that the wrapped client's interceptors add are added by
+     * them to every call anyway.
+     *
+     * @param names header names (case-insensitive HTTP tokens)
+     * @return this builder
+     * @throws IllegalArgumentException when a name is not a header name
+     */
+    public Builder carryHeaders(java.util.Collection<String> names) {
+      java.util.Set<String> copy = new java.util.LinkedHashSet<>();
+      for (String name : Objects.requireNonNull(names, "names")) {
+        if (name == null || name.isEmpty() || !IdempotencyKeyPolicy.Builder.isToken(name)) {
+          throw new IllegalArgumentException("carryHeaders: '" + name + "' is not a header name");
+        }
+        copy.add(name);
+      }
+      this.carryHeaders = java.util.Collections.unmodifiableSet(copy);
+      return this;
+    }
+
+    /**
+     * Headers for every follow-up call (polls, the result fetch, {@link
+     * ResilientHttpClient#cancelOnServer cancelOnServer}), sent on the operation's origin only, like
+     * {@link #carryHeaders(java.util.Collection)}; they replace a carried header of the same name. A
+     * resumed wait ({@link ResilientHttpClient#resume(ResumeToken, AsyncOperationPolicy)}) and a
+     * cancel have no submit request to carry from: credentials reach them through the wrapped
+     * client's interceptors, or through these headers (e.g. the tenant's {@code Authorization} read
+     * back with the token). Default none.
+     *
+     * @param headers the headers
+     * @return this builder
+     */
+    public Builder followUpHeaders(okhttp3.Headers headers) {
+      this.followUpHeaders = Objects.requireNonNull(headers, "headers");
       return this;
     }
 

@@ -1,6 +1,8 @@
 package io.github.resilienthttp;
 
+import io.github.resilienthttp.internal.async.FollowUpCalls;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
+import io.github.resilienthttp.internal.okhttp.OriginGuard;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -38,6 +40,8 @@ final class AsyncOperationWaiter {
   private long deadlineNanos;
   private OperationInfo info;
   private ResumeToken token;
+  /** How polls and the result fetch are built: the origin rule and the carried headers. */
+  private FollowUpCalls followUps;
   private int polls;
   private volatile int attempts;
   private volatile boolean canceled;
@@ -59,11 +63,13 @@ final class AsyncOperationWaiter {
     startClock(submit.deadlineOrNull());
     submit.deadline(Duration.ofNanos(Math.max(MIN_POLL_NANOS, remainingNanos())));
     Instant created = keyCreatedAt != null ? keyCreatedAt : time.now();
+    followUps = followUpsOf(submit.request().url(), submit.request());
     current = submit;
     Response r = submit.execute();
     attempts += submit.attempts();
     token = ResumeToken.forSubmit(submit.request().method(), submit.request().url(),
-        submit.idempotencyKey(), submit.idempotencyKeySent(), created);
+        submit.idempotencyKey(), submit.idempotencyKeySent(), created)
+        .signedWith(runtime.resumeTokenSigner());
     info = infoOf(submit.request(), token);
     if (r.code() != 202) {
       return r; // finished at once (or failed for good): nothing to wait for
@@ -75,6 +81,7 @@ final class AsyncOperationWaiter {
   Response resumeWait(ResumeToken resumed) throws IOException {
     startClock(null);
     token = resumed;
+    followUps = followUpsOf(resumed.url(), null);
     info = infoOf(null, resumed);
     checkOrigin(resumed.statusUrl().orElseThrow(), resumed.url());
     runtime.listeners().send("asyncOperationAccepted", l -> l.asyncOperationAccepted(info, token));
@@ -135,11 +142,13 @@ final class AsyncOperationWaiter {
     startClock(submit.deadlineOrNull());
     submit.deadline(Duration.ofNanos(Math.max(MIN_POLL_NANOS, remainingNanos())));
     Instant created = keyCreatedAt != null ? keyCreatedAt : time.now();
+    followUps = followUpsOf(submit.request().url(), submit.request());
     current = submit;
     submit.executeAsync().whenComplete((r, e) -> {
       attempts += submit.attempts();
       token = ResumeToken.forSubmit(submit.request().method(), submit.request().url(),
-          submit.idempotencyKey(), submit.idempotencyKeySent(), created);
+          submit.idempotencyKey(), submit.idempotencyKeySent(), created)
+          .signedWith(runtime.resumeTokenSigner());
       info = infoOf(submit.request(), token);
       if (e != null) {
         result.completeExceptionally(unwrap(e));
@@ -163,6 +172,7 @@ final class AsyncOperationWaiter {
     WaitFuture result = new WaitFuture();
     startClock(null);
     token = resumed;
+    followUps = followUpsOf(resumed.url(), null);
     info = infoOf(null, resumed);
     runtime.listeners().send("asyncOperationAccepted", l -> l.asyncOperationAccepted(info, token));
     try {
@@ -294,9 +304,10 @@ final class AsyncOperationWaiter {
       if (result != null && result.equals(status)) {
         result = null;
       }
-      checkOrigin(status, r.request().url());
+      // The submit's original URL, not r's: a redirect of the submit does not move the origin.
+      checkOrigin(status, token.url());
       if (result != null) {
-        checkOrigin(result, r.request().url());
+        checkOrigin(result, token.url());
       }
       token = withCancelUrl(token.accepted(status, result), r, body);
       runtime.listeners().send("asyncOperationAccepted",
@@ -380,8 +391,12 @@ final class AsyncOperationWaiter {
 
   /** Whether {@code url} is on the origin (scheme, host, port) of {@code submit}. */
   static boolean sameOrigin(HttpUrl url, HttpUrl submit) {
-    return url.scheme().equals(submit.scheme()) && url.host().equals(submit.host())
-        && url.port() == submit.port();
+    return OriginGuard.sameOrigin(url, submit);
+  }
+
+  private FollowUpCalls followUpsOf(HttpUrl origin, Request submit) {
+    return FollowUpCalls.of(origin, policy.allowOtherOrigins(), submit, policy.carryHeaders(),
+        policy.followUpHeaders());
   }
 
   /** Refuses a status or result URL on another origin than the submit's, unless allowed. */
@@ -419,7 +434,7 @@ final class AsyncOperationWaiter {
     if (remaining < MIN_POLL_NANOS) {
       checkDeadline(Duration.ZERO);
     }
-    Request get = new Request.Builder().url(url).get().build();
+    Request get = followUps.request(new Request.Builder().url(url).get());
     Operation op = new Operation(runtime, get)
         .idempotencyKey(token.idempotencyKey())
         .sendIdempotencyKey(false)
@@ -443,6 +458,9 @@ final class AsyncOperationWaiter {
       return new AsyncOperationInterruptedException(token, attempts, e);
     }
     String reason = e instanceof OperationFailure f ? f.reason() : "poll-failed";
+    if (OriginGuard.refused(e)) {
+      reason = OriginGuard.REASON; // whatever a custom classifier called it
+    }
     if (canceled) {
       reason = "canceled";
     }

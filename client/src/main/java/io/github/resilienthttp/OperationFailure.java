@@ -13,14 +13,22 @@ public interface OperationFailure {
   /**
    * The operation's idempotency key, whether or not it was sent. Never {@code null}.
    *
+   * <p><b>Check {@link #idempotencyKeySent()} before reusing it.</b> A key that was never sent (a POST
+   * with {@code sendIdempotencyKey(false)}, or a key policy that sends none for the method) proves
+   * nothing to the server: re-sending the request with it can do the work twice.
+   * {@link ResilientHttpClient#retry(OperationFailure, okhttp3.Request)} repeats an intent only when
+   * that is safe.
+   *
    * @return the operation's idempotency key
    */
   String idempotencyKey();
 
   /**
-   * Whether the key was sent with the operation's requests (so the server can deduplicate).
+   * Whether the key was sent with the operation's requests, so that the server can deduplicate a
+   * repeat. When {@code false} and the method is not idempotent, repeating the request is not safe
+   * ({@link ResilientHttpClient#retry(OperationFailure, okhttp3.Request)} refuses it).
    *
-   * @return whether the key was sent with the operation's requests (so the server can deduplicate)
+   * @return whether the key was sent with the operation's requests
    */
   boolean idempotencyKeySent();
 

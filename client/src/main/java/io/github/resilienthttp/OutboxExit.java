@@ -42,7 +42,7 @@ final class OutboxExit {
     }
     ResumeToken token = ResumableFailure.of(e).orElseGet(() -> ResumeToken.forSubmit(
         op.request().method(), op.request().url(), op.idempotencyKey(), op.idempotencyKeySent(),
-        keyCreatedAt));
+        keyCreatedAt).signedWith(runtime.resumeTokenSigner()));
     String reason = e instanceof OperationFailure f ? f.reason() : "unknown";
     Instant now = runtime.timeSource().now();
     OutboxEntry entry = new OutboxEntry(token, reason, now, 0, now);

@@ -161,7 +161,9 @@ final class OutcomeQueryStep {
       report(OutcomeQuery.Answer.CANNOT_TELL);
       throw unknown;
     }
-    Operation q = new Operation(runtime, policy.query().request(original, key))
+    // The caller wrote the query's URL; its redirects may not leave that URL's origin.
+    Operation q = new Operation(runtime, io.github.resilienthttp.internal.async.FollowUpCalls
+        .sameOriginOnly(policy.query().request(original, key)))
         .idempotencyKey(key).sendIdempotencyKey(false).deadline(Duration.ofNanos(remaining));
     q.firstAttemptKind(AttemptKind.QUERY);
     checkCanceled(unknown);

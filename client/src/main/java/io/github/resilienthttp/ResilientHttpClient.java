@@ -72,7 +72,7 @@ public final class ResilientHttpClient {
         b.idempotencyKeyPolicy, b.timeSource, b.random,
         b.retryBudget != null ? b.retryBudget : RetryBudget.tokenBucket(), circuitBreakers,
         b.bulkheadConfig == null ? null : new BulkheadGate(b.bulkheadName, b.bulkheadConfig),
-        listenerList, b.replayHeader, b.scheduler, b.hedgingPolicy);
+        listenerList, b.replayHeader, b.scheduler, b.hedgingPolicy, b.resumeTokenSigner());
   }
 
   /**
@@ -120,21 +120,25 @@ public final class ResilientHttpClient {
    * {@link ResumableFailure#resumeToken()}, {@link OperationListener#asyncOperationAccepted}, or
    * {@link ResumeToken#parse(String)} in a restarted process), as
    * {@link Operation#awaitCompletion(AsyncOperationPolicy)} would: the first poll starts at once, and
-   * the deadline ({@link AsyncOperationPolicy#deadline()}, or the retry policy's) starts now. Polls
-   * carry no header of the original request: credentials come from the wrapped client's
-   * interceptors. A key older than {@link AsyncOperationPolicy#keyRetention()} is warned about or
-   * refused first.
+   * the deadline ({@link AsyncOperationPolicy#deadline()}, or the retry policy's) starts now. There is
+   * no submit request to carry headers from: credentials come from the wrapped client's
+   * interceptors, or from {@link AsyncOperationPolicy#followUpHeaders()} (sent to the token's origin
+   * only). The token must verify ({@link #verifyResumeToken}); every poll and the result fetch stay
+   * on the token's origin ({@link AsyncOperationPolicy#allowOtherOrigins()}). A key older than
+   * {@link AsyncOperationPolicy#keyRetention()} is warned about or refused first.
    *
    * @param token an accepted operation's token ({@link ResumeToken#isAccepted()})
    * @param policy how to wait
    * @return the final result, which the caller must close
    * @throws KeyRetentionExceededException when the key is too old and the policy refuses
+   * @throws InvalidResumeTokenException when this client refuses the token (nothing is sent)
    * @throws IllegalArgumentException when the token was not accepted: re-submit with
    *     {@link #resume(ResumeToken, Request, AsyncOperationPolicy)}
    * @throws java.io.IOException as {@link Operation#awaitCompletion(AsyncOperationPolicy)}
    */
   public okhttp3.Response resume(ResumeToken token, AsyncOperationPolicy policy) throws java.io.IOException {
     checkAccepted(token);
+    token = verifyResumeToken(token);
     AsyncOperationWaiter.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
     return new AsyncOperationWaiter(runtime, policy).resumeWait(token);
   }
@@ -159,6 +163,7 @@ public final class ResilientHttpClient {
     if (token.isAccepted()) {
       return resume(token, policy);
     }
+    token = verifyResumeToken(token);
     Operation op = resubmission(token, request);
     AsyncOperationWaiter.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
     return op.newWaiter(policy).submitAndWait(op, token.keyCreatedAt());
@@ -176,6 +181,7 @@ public final class ResilientHttpClient {
       AsyncOperationPolicy policy) {
     checkAccepted(token);
     try {
+      token = verifyResumeToken(token);
       AsyncOperationWaiter.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
     } catch (KeyRetentionExceededException e) {
       return java.util.concurrent.CompletableFuture.failedFuture(e);
@@ -197,7 +203,13 @@ public final class ResilientHttpClient {
     if (token.isAccepted()) {
       return resumeAsync(token, policy);
     }
-    Operation op = resubmission(token, request);
+    Operation op;
+    try {
+      token = verifyResumeToken(token);
+      op = resubmission(token, request);
+    } catch (InvalidResumeTokenException e) {
+      return java.util.concurrent.CompletableFuture.failedFuture(e);
+    }
     try {
       AsyncOperationWaiter.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
     } catch (KeyRetentionExceededException e) {
@@ -232,7 +244,9 @@ public final class ResilientHttpClient {
    * {@link AsyncOperationPolicy#deadline()} or the retry policy's. It carries the submit's key for
    * listeners but does not send it (a server that keeps keys would answer with the submit's response).
    * A cancel URL on another origin than the submit's is refused, like a status URL, unless
-   * {@link AsyncOperationPolicy#allowOtherOrigins()}. Whether the job stops is the server's answer
+   * {@link AsyncOperationPolicy#allowOtherOrigins()}, and so is a redirect of the cancel elsewhere;
+   * the token must verify ({@link #verifyResumeToken}). Credentials come from the wrapped client's
+   * interceptors or {@link AsyncOperationPolicy#followUpHeaders()} (to the token's origin only). Whether the job stops is the server's answer
    * (often {@code 200}/{@code 202}/{@code 204}; {@code 409} when it already finished): a later poll
    * ({@link #resume(ResumeToken, AsyncOperationPolicy)}) reads the state it ended in.
    *
@@ -246,9 +260,31 @@ public final class ResilientHttpClient {
    */
   public okhttp3.Response cancelOnServer(ResumeToken token, AsyncOperationPolicy policy)
       throws java.io.IOException {
-    Objects.requireNonNull(token, "token");
+    return cancelOnServer(token, null, policy);
+  }
+
+  /**
+   * {@link #cancelOnServer(ResumeToken, AsyncOperationPolicy)} carrying the submit's own headers
+   * that {@link AsyncOperationPolicy#carryHeaders()} names (by default {@code Authorization}), as
+   * polls do: to the submit's origin only.
+   *
+   * @param token the accepted operation's token, with the cancel URL the server gave
+   * @param submit the submit's request (same method and URL as the token's), or {@code null}
+   * @param policy the cancel method, the deadline, the origin rule and the headers to carry
+   * @return the server's answer to the cancel, which the caller must close
+   * @throws IllegalArgumentException when {@code submit} is not the token's request
+   * @throws java.io.IOException as {@link #cancelOnServer(ResumeToken, AsyncOperationPolicy)}
+   */
+  public okhttp3.Response cancelOnServer(ResumeToken token, Request submit,
+      AsyncOperationPolicy policy) throws java.io.IOException {
     Objects.requireNonNull(policy, "policy");
-    okhttp3.HttpUrl cancel = token.cancelUrl().orElseThrow(() -> new IllegalStateException(
+    if (submit != null && (!submit.method().equals(Objects.requireNonNull(token, "token").method())
+        || !submit.url().equals(token.url()))) {
+      throw new IllegalArgumentException("the request is not the token's (" + token.method() + " "
+          + token.url().redact() + ")");
+    }
+    ResumeToken verified = verifyResumeToken(token);
+    okhttp3.HttpUrl cancel = verified.cancelUrl().orElseThrow(() -> new IllegalStateException(
         "the server gave no cancel URL for " + token + " (no Link rel=\"cancel\" or cancelUrl field"
             + " the cancelLocator finds): nothing was sent. Cancelling the wait only stops polling;"
             + " the server's job goes on"));
@@ -257,14 +293,87 @@ public final class ResilientHttpClient {
           + cancel.scheme() + "://" + cancel.host() + ":" + cancel.port() + "); nothing was sent;"
           + " allowOtherOrigins(true) to follow it", token, 0, "other-origin", -1, null);
     }
-    Request request = new Request.Builder().url(cancel)
+    Request request = io.github.resilienthttp.internal.async.FollowUpCalls.of(token.url(),
+        policy.allowOtherOrigins(), submit, policy.carryHeaders(), policy.followUpHeaders())
+        .request(new Request.Builder().url(cancel)
         .method(policy.cancelMethod().name(), policy.cancelMethod()
-            == AsyncOperationPolicy.CancelMethod.POST ? okhttp3.RequestBody.create(new byte[0]) : null)
-        .build();
+            == AsyncOperationPolicy.CancelMethod.POST ? okhttp3.RequestBody.create(new byte[0]) : null));
     Operation op = new Operation(runtime, request).idempotencyKey(token.idempotencyKey())
         .sendIdempotencyKey(false);
     policy.deadline().ifPresent(op::deadline);
     return op.execute();
+  }
+
+  /**
+   * {@code token} if this client may act on it: signed with one of its
+   * {@link Builder#resumeTokenKey(byte[], byte[]...) keys} (or unsigned, on an origin given to
+   * {@link Builder#acceptUnsignedResumeTokens}), its key made no later than this client's clock
+   * (plus a minute of skew). The result is bound to this client: its {@link ResumeToken#toText()}
+   * is signed with the current (first) key. Every method of this client that takes a token calls
+   * this first, so calling it yourself is for migration: re-sign stored tokens after a key rotation,
+   * or unsigned tokens of an earlier version ({@code store(verifyResumeToken(ResumeToken.parse(old))
+   * .toText())}).
+   *
+   * @param token the token
+   * @return the token, signed by this client
+   * @throws InvalidResumeTokenException (reason {@code unsigned}, {@code bad-signature} or
+   *     {@code key-time-in-future}) when refused
+   */
+  public ResumeToken verifyResumeToken(ResumeToken token) {
+    Objects.requireNonNull(token, "token");
+    return token.verifiedBy(runtime.resumeTokenSigner(), runtime.timeSource().now());
+  }
+
+  /**
+   * A new operation that repeats the intent of a failed one: {@code request} (the same method, URL
+   * and body; the failure holds none) with the failure's idempotency key, sent or not as before, so
+   * that a server that keeps keys answers with the first outcome instead of doing the work twice.
+   * Nothing is sent until the operation is executed (or awaited).
+   *
+   * <p>Refused when it is not safe: the key was never sent ({@link
+   * OperationFailure#idempotencyKeySent()} is {@code false}, e.g. {@code sendIdempotencyKey(false)} or
+   * a key policy that does not send keys for this method) and the method is not idempotent (RFC 9110
+   * §9.2.2). Then the server has never seen the key, so re-sending it would not deduplicate: a POST
+   * that did run would run again. Find out first (an {@link OutcomeQueryPolicy outcome query}, or the
+   * server's own records). For an accepted asynchronous operation, {@link #resume(ResumeToken,
+   * AsyncOperationPolicy)} with {@link ResumableFailure#resumeToken()} continues the wait instead
+   * of re-submitting.
+   *
+   * <pre>{@code
+   * try (Response r = client.operation(request).execute()) {
+   *   use(r);
+   * } catch (OutcomeUnknownException e) {
+   *   if (!e.idempotencyKeySent()) {
+   *     throw e; // a key the server never saw proves nothing: settle the outcome first
+   *   }
+   *   try (Response r = client.retry(e, request).execute()) { // the server deduplicates
+   *     use(r);
+   *   }
+   * }
+   * }</pre>
+   *
+   * @param failure the failure of the first operation (any exception the SDK threw for it)
+   * @param request the first operation's request, with its body
+   * @return the operation, not yet executed
+   * @throws RetryRefusedException (reason {@code key-not-sent}) when repeating is not safe; nothing
+   *     is sent
+   */
+  public Operation retry(OperationFailure failure, Request request) {
+    Objects.requireNonNull(failure, "failure");
+    Objects.requireNonNull(request, "request");
+    if (!safeToResend(failure.idempotencyKeySent(), request.method())) {
+      throw new RetryRefusedException(failure, request.method());
+    }
+    Operation op = operation(request).idempotencyKey(failure.idempotencyKey());
+    if (!failure.idempotencyKeySent()) {
+      op.sendIdempotencyKey(false);
+    }
+    return op;
+  }
+
+  /** Whether re-sending with the same key is safe: the server saw the key, or the method is idempotent. */
+  static boolean safeToResend(boolean keySent, String method) {
+    return keySent || AttemptOutcome.isIdempotentMethod(method);
   }
 
   private static void checkAccepted(ResumeToken token) {
@@ -280,7 +389,7 @@ public final class ResilientHttpClient {
       throw new IllegalArgumentException("the request is not the token's (" + token.method() + " "
           + token.url().redact() + ")");
     }
-    if (!token.idempotencyKeySent() && !AttemptOutcome.isIdempotentMethod(token.method())) {
+    if (!safeToResend(token.idempotencyKeySent(), token.method())) {
       throw new IllegalArgumentException("re-submitting is not safe: no idempotency key was sent"
           + " and " + token.method() + " is not idempotent");
     }
@@ -307,6 +416,8 @@ public final class ResilientHttpClient {
         .random(runtime.random())
         .retryBudget(runtime.retryBudget())
         .replayHeader(runtime.replayHeader());
+    b.inheritedSigner = runtime.resumeTokenSigner();
+    b.unsignedTokenOrigins = runtime.resumeTokenSigner().unsignedOrigins();
     if (runtime.userScheduler() != null) {
       b.scheduler(runtime.userScheduler());
     }
@@ -469,6 +580,10 @@ public final class ResilientHttpClient {
     private HedgingPolicy hedgingPolicy;
     private String replayHeader = "Idempotent-Replayed";
     private ScheduledExecutorService scheduler;
+    private List<byte[]> resumeTokenKeys;
+    private java.util.Set<String> unsignedTokenOrigins = java.util.Set.of();
+    /** The signer of the client this builder came from ({@link #newBuilder()}), kept unless keys are set. */
+    private io.github.resilienthttp.internal.async.ResumeTokenSigner inheritedSigner;
 
     private Builder(OkHttpClient okHttpClient) {
       this.okHttpClient = okHttpClient;
@@ -648,6 +763,65 @@ public final class ResilientHttpClient {
     public Builder replayHeader(String replayHeader) {
       this.replayHeader = Objects.requireNonNull(replayHeader, "replayHeader");
       return this;
+    }
+
+    /**
+     * The keys that sign and verify this client's {@link ResumeToken resume tokens}: HMAC-SHA256
+     * with {@code signingKey}; tokens signed with any of {@code alsoAccepted} are accepted too. To
+     * rotate: put the new key first and the old one in {@code alsoAccepted}, re-sign stored tokens
+     * with {@link ResilientHttpClient#verifyResumeToken} (or let them expire), then drop the old
+     * key. Every process that resumes another's tokens needs the same keys; keep them with the
+     * application's other secrets. Default: a random key of this client's own, made at
+     * {@link #build()} and shared by {@link ResilientHttpClient#newBuilder()} clients, so tokens
+     * resume only in this process (a restarted one refuses them: reason {@code bad-signature}).
+     *
+     * @param signingKey at least 32 random bytes (256 bits); copied
+     * @param alsoAccepted earlier keys, accepted but no longer used to sign; copied
+     * @return this builder
+     * @throws IllegalArgumentException when a key is shorter than 32 bytes
+     */
+    public Builder resumeTokenKey(byte[] signingKey, byte[]... alsoAccepted) {
+      List<byte[]> keys = new ArrayList<>();
+      keys.add(Objects.requireNonNull(signingKey, "signingKey").clone());
+      for (byte[] k : Objects.requireNonNull(alsoAccepted, "alsoAccepted")) {
+        keys.add(Objects.requireNonNull(k, "alsoAccepted key").clone());
+      }
+      io.github.resilienthttp.internal.async.ResumeTokenSigner.of(keys, java.util.Set.of()); // validates now
+      this.resumeTokenKeys = keys;
+      return this;
+    }
+
+    /**
+     * Accepts unsigned resume tokens (the {@code rhr1.} text and serialized form of versions before
+     * signed tokens, or tokens built with {@link ResumeToken#forSubmit}) whose URLs are all on one of
+     * {@code origins}: the migration path for stored tokens. Such a token is as trustworthy as the
+     * store it came from, so name only the origins of your own APIs, and re-sign what you read
+     * ({@link ResilientHttpClient#verifyResumeToken}) so that the opt-in can be removed. Default
+     * none: every unsigned token is refused (reason {@code unsigned}).
+     *
+     * @param origins URLs whose scheme, host and port are trusted (path ignored)
+     * @return this builder
+     */
+    public Builder acceptUnsignedResumeTokens(java.util.Collection<okhttp3.HttpUrl> origins) {
+      java.util.Set<String> set = new java.util.LinkedHashSet<>();
+      for (okhttp3.HttpUrl u : Objects.requireNonNull(origins, "origins")) {
+        set.add(io.github.resilienthttp.internal.okhttp.OriginGuard.originOf(
+            Objects.requireNonNull(u, "origin")));
+      }
+      this.unsignedTokenOrigins = java.util.Set.copyOf(set);
+      return this;
+    }
+
+    private io.github.resilienthttp.internal.async.ResumeTokenSigner resumeTokenSigner() {
+      if (resumeTokenKeys != null) {
+        return io.github.resilienthttp.internal.async.ResumeTokenSigner.of(resumeTokenKeys,
+            unsignedTokenOrigins);
+      } else if (inheritedSigner != null) {
+        return inheritedSigner.unsignedOrigins().equals(unsignedTokenOrigins) ? inheritedSigner
+            : inheritedSigner.withUnsignedOrigins(unsignedTokenOrigins);
+      }
+      return io.github.resilienthttp.internal.async.ResumeTokenSigner.random(
+          new java.security.SecureRandom(), unsignedTokenOrigins);
     }
 
     /**

@@ -24,7 +24,10 @@ import java.util.function.Function;
  *     runs it</td></tr>
  * <tr><td>forged / altered / unknown secret</td><td>401</td><td>none</td></tr>
  * <tr><td>authentic but outside tolerance</td><td>400</td><td>none</td></tr>
- * <tr><td>missing or malformed headers, unusable event ID</td><td>400</td><td>none</td></tr>
+ * <tr><td>missing or malformed headers (a timestamp out of range too), unusable event ID</td>
+ *     <td>400</td><td>none</td></tr>
+ * <tr><td>body longer than {@link Builder#maxBodyBytes(int) maxBodyBytes}</td><td>413, before
+ *     verification</td><td>none</td></tr>
  * <tr><td>store failure</td><td>503, {@code Retry-After: 5}</td><td>unknown; the sender retries</td></tr>
  * </table>
  *
@@ -32,8 +35,10 @@ import java.util.function.Function;
  * <caption>Settings</caption>
  * <tr><th>setting</th><th>default</th><th>range</th></tr>
  * <tr><td>{@link Builder#verifier(CallbackVerifier) verifier}</td><td>required</td><td>any</td></tr>
- * <tr><td>{@link Builder#store(ProcessingStore) store}</td><td>required</td><td>retention longer
- *     than the verifier's tolerance</td></tr>
+ * <tr><td>{@link Builder#store(ProcessingStore) store}</td><td>required</td><td>retention at least
+ *     2 × the verifier's tolerance + the clock skew</td></tr>
+ * <tr><td>{@link Builder#clockSkew(Duration) clockSkew}</td><td>1 min</td><td>0..1 h</td></tr>
+ * <tr><td>{@link Builder#maxBodyBytes(int) maxBodyBytes}</td><td>1 MiB</td><td>1 B..64 MiB</td></tr>
  * <tr><td>{@link Builder#scope(String) scope}</td><td>the scheme's name</td><td>1..200 chars</td></tr>
  * <tr><td>{@link Builder#lease(Duration) lease}</td><td>60 s</td><td>1 s..24 h</td></tr>
  * <tr><td>{@link Builder#eventId(Function) eventId}</td><td>the signed event ID
@@ -41,9 +46,16 @@ import java.util.function.Function;
  * </table>
  *
  * <p>A delivery of an event whose record was dropped after the store's retention is processed as
- * new. The tolerance rejects such a delivery first when the sender replays the original signature;
- * a sender that signs each retry afresh is only stopped by the retention, so keep it longer than the
- * sender's retry window.
+ * new. A signature is accepted while the receiver's clock is within the tolerance of its timestamp,
+ * either way: a window of 2 × tolerance, whose first delivery may come at its very start. So the
+ * retention must cover that whole window plus the skew between the clocks of the receivers and the
+ * store, and {@link Builder#build()} refuses a shorter one: then a replay of the original signature
+ * always meets its record (a duplicate) or the tolerance (400). A sender that signs each retry afresh
+ * is only stopped by the retention, so keep it longer than the sender's retry window too.
+ *
+ * <p>Error bodies say what is wrong with the delivery ({@code {"error":…,"message":…}}), never the
+ * receiver's clock, its secrets or how many there are; the {@link CallbackResponse#failure()} has the
+ * details for the receiver's own logs.
  *
  * <p>Immutable and thread-safe; one receiver serves every request of an endpoint.
  */
@@ -54,8 +66,10 @@ public final class CallbackReceiver {
   private final Deduplicator deduplicator;
   private final String scope;
   private final Function<VerifiedCallback, String> eventId;
+  private final int maxBodyBytes;
 
   private CallbackReceiver(Builder b, Deduplicator deduplicator) {
+    this.maxBodyBytes = b.maxBodyBytes;
     this.verifier = b.verifier;
     this.deduplicator = deduplicator;
     this.scope = b.scope != null ? b.scope : b.verifier.scheme().name();
@@ -103,12 +117,54 @@ public final class CallbackReceiver {
         scope, id, (tx, claim) -> handler.handle(callback, tx)));
   }
 
+  /**
+   * Receives a delivery from its body stream, reading at most {@link Builder#maxBodyBytes(int)} + 1
+   * bytes: a longer body is refused ({@code 413}) without reading the rest. Does not close
+   * {@code body}.
+   *
+   * @param headers the request headers, any case
+   * @param body the request body stream
+   * @param handler the application's work
+   * @return the answer for the sender
+   * @throws java.io.IOException when reading the body fails
+   */
+  public CallbackResponse receive(Map<String, ? extends List<String>> headers,
+      java.io.InputStream body, CallbackHandler handler) throws java.io.IOException {
+    byte[] bytes = Objects.requireNonNull(body, "body").readNBytes(maxBodyBytes + 1);
+    return bytes.length > maxBodyBytes ? tooLarge() : receive(headers, bytes, handler);
+  }
+
+  /**
+   * {@link #receiveInTransaction(Map, byte[], TransactionalCallbackHandler)} from the body stream,
+   * bounded as {@link #receive(Map, java.io.InputStream, CallbackHandler)}.
+   *
+   * @param headers the request headers, any case
+   * @param body the request body stream
+   * @param handler the application's work, on the transaction
+   * @return the answer for the sender
+   * @throws java.io.IOException when reading the body fails
+   */
+  public CallbackResponse receiveInTransaction(Map<String, ? extends List<String>> headers,
+      java.io.InputStream body, TransactionalCallbackHandler handler) throws java.io.IOException {
+    byte[] bytes = Objects.requireNonNull(body, "body").readNBytes(maxBodyBytes + 1);
+    return bytes.length > maxBodyBytes ? tooLarge() : receiveInTransaction(headers, bytes, handler);
+  }
+
+  private CallbackResponse tooLarge() {
+    return new CallbackResponse(CallbackResponse.Outcome.BODY_TOO_LARGE, null, JSON,
+        "{\"error\":\"body_too_large\",\"message\":\"the body is longer than " + maxBodyBytes
+            + " bytes\"}", null);
+  }
+
   private interface Step {
     ProcessingOutcome run(VerifiedCallback callback, String id);
   }
 
   private CallbackResponse receive(CallbackHeaders headers, byte[] body, Step step) {
     Objects.requireNonNull(body, "body");
+    if (body.length > maxBodyBytes) {
+      return tooLarge(); // before any verification work
+    }
     VerifiedCallback callback;
     String id;
     try {
@@ -174,9 +230,26 @@ public final class CallbackReceiver {
 
   private static CallbackResponse error(CallbackResponse.Outcome outcome, String id, String code,
       Exception e) {
-    String message = e instanceof CallbackVerificationException ? e.getMessage() : "no usable event ID";
     return new CallbackResponse(outcome, id, JSON,
-        "{\"error\":\"" + code + "\",\"message\":\"" + jsonEscape(message) + "\"}", e);
+        "{\"error\":\"" + code + "\",\"message\":\"" + jsonEscape(publicMessage(e)) + "\"}", e);
+  }
+
+  /**
+   * What the sender may read about its delivery: which header is wrong and how (the sender's own
+   * data), whether the timestamp is too old or too new; never the receiver's clock or secrets.
+   */
+  private static String publicMessage(Exception e) {
+    if (e instanceof MalformedCallbackException) {
+      return e.getMessage(); // "<scheme>: <header> <problem>", all about the delivery
+    } else if (e instanceof SignatureMismatchException) {
+      return "no signature matches";
+    } else if (e instanceof TimestampOutOfToleranceException t) {
+      return t.isFuture() ? "the signed timestamp is too far in the future"
+          : "the signed timestamp is too old";
+    } else if (e instanceof CallbackVerificationException) {
+      return "the delivery could not be verified";
+    }
+    return "no usable event ID";
   }
 
   private static String jsonEscape(String s) {
@@ -206,6 +279,8 @@ public final class CallbackReceiver {
     private String scope;
     private Duration lease = Duration.ofSeconds(60);
     private Function<VerifiedCallback, String> eventId = callback -> callback.eventId().orElse(null);
+    private Duration clockSkew = Duration.ofMinutes(1);
+    private int maxBodyBytes = 1024 * 1024;
 
     private Builder() {}
 
@@ -268,20 +343,54 @@ public final class CallbackReceiver {
     }
 
     /**
+     * How far apart the clocks of the receivers and of the store may be: added to the acceptance
+     * window the store's retention must cover. 0 to 1 h. Default 1 min.
+     *
+     * @param clockSkew the largest skew between the clocks
+     * @return this builder
+     */
+    public Builder clockSkew(Duration clockSkew) {
+      this.clockSkew = Objects.requireNonNull(clockSkew, "clockSkew");
+      return this;
+    }
+
+    /**
+     * The longest body accepted, checked before verification (which reads the whole body): a longer
+     * one is answered {@code 413} and nothing is recorded. 1 byte to 64 MiB. Default 1 MiB. With the
+     * {@code InputStream} variants, at most this many bytes + 1 are read.
+     *
+     * @param maxBodyBytes the limit in bytes
+     * @return this builder
+     */
+    public Builder maxBodyBytes(int maxBodyBytes) {
+      this.maxBodyBytes = maxBodyBytes;
+      return this;
+    }
+
+    /**
      * Builds the receiver.
      *
      * @return the receiver
      * @throws IllegalStateException when the verifier or store is missing
-     * @throws IllegalArgumentException naming the fields and values when the store's retention is not
-     *     longer than the verifier's tolerance (a replay could then outlive its record), or the scope
-     *     or lease is out of range
+     * @throws IllegalArgumentException naming the fields and values when the store's retention is
+     *     shorter than 2 × the verifier's tolerance + the clock skew (a replay could then outlive its
+     *     record), or the scope, lease, clock skew or body limit is out of range
      */
     public CallbackReceiver build() {
       if (verifier == null) throw new IllegalStateException("verifier: required");
       if (store == null) throw new IllegalStateException("store: required");
-      if (store.retention().compareTo(verifier.tolerance()) <= 0) {
+      if (clockSkew.isNegative() || clockSkew.compareTo(Duration.ofHours(1)) > 0) {
+        throw new IllegalArgumentException("clockSkew: " + clockSkew + " is outside 0..1 h");
+      }
+      if (maxBodyBytes < 1 || maxBodyBytes > 64 * 1024 * 1024) {
+        throw new IllegalArgumentException("maxBodyBytes: " + maxBodyBytes
+            + " is outside 1..67108864 (64 MiB)");
+      }
+      Duration window = verifier.tolerance().multipliedBy(2).plus(clockSkew);
+      if (store.retention().compareTo(window) < 0) {
         throw new IllegalArgumentException("store retention " + store.retention()
-            + " must be longer than verifier tolerance " + verifier.tolerance());
+            + " must cover the window a signature is accepted: 2 x verifier tolerance "
+            + verifier.tolerance() + " + clockSkew " + clockSkew + " = " + window);
       }
       String s = scope != null ? scope : verifier.scheme().name();
       if (s.isEmpty() || s.length() > RecordKey.MAX_LENGTH) {

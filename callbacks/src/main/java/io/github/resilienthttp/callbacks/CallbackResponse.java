@@ -23,6 +23,11 @@ public final class CallbackResponse {
     IN_PROGRESS(409),
     /** 400: a signature header is missing or malformed, or there is no usable event ID. */
     MALFORMED(400),
+    /**
+     * 413: the body is longer than {@link CallbackReceiver.Builder#maxBodyBytes(int)}; refused before
+     * verification, nothing recorded.
+     */
+    BODY_TOO_LARGE(413),
     /** 401: no signature matches; forged, altered or signed with an unknown secret. Nothing recorded. */
     SIGNATURE_MISMATCH(401),
     /** 400: authentic but outside the timestamp tolerance (a replay, or a skewed clock). */

@@ -82,13 +82,14 @@ public final class StripeScheme implements SignatureScheme {
     } catch (NumberFormatException e) {
       throw new MalformedCallbackException(NAME, HEADER, "has a t that is not an integer");
     }
+    Instant timestamp = SignedTimestamps.checked(NAME, HEADER, seconds);
     if (candidates.isEmpty()) throw new SignatureMismatchException(NAME, 0, keys.size());
     byte[] prefix = (t + ".").getBytes(StandardCharsets.UTF_8);
     for (byte[] key : keys) {
       byte[] expected = Hmac.sha256(key, prefix, body);
       for (byte[] candidate : candidates) {
         if (Hmac.matches(expected, candidate)) {
-          return new VerifiedCallback(NAME, null, Instant.ofEpochSecond(seconds), body, headers);
+          return new VerifiedCallback(NAME, null, timestamp, body, headers);
         }
       }
     }

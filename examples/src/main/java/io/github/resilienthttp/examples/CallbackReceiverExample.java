@@ -153,11 +153,11 @@ public final class CallbackReceiverExample {
       AtomicInteger ledgerFailures = new AtomicInteger();
       AtomicInteger handlerRuns = new AtomicInteger();
       server.createContext("/webhooks", exchange -> {
-        byte[] body;
+        // The receiver reads at most its maxBodyBytes (1 MiB) + 1 bytes, before verifying: a
+        // larger body is answered 413 without being read in full.
+        CallbackResponse response;
         try (InputStream in = exchange.getRequestBody()) {
-          body = in.readAllBytes();
-        }
-        CallbackResponse response = receiver.receiveInTransaction(exchange.getRequestHeaders(), body,
+          response = receiver.receiveInTransaction(exchange.getRequestHeaders(), in,
             (callback, tx) -> {
               handlerRuns.incrementAndGet();
               String eventId = callback.eventId().orElseThrow();
@@ -175,6 +175,7 @@ public final class CallbackReceiverExample {
               }
               return "charged " + amount;
             });
+        }
         byte[] out = response.body().getBytes(StandardCharsets.UTF_8);
         response.headers().forEach((k, v) -> exchange.getResponseHeaders().set(k, v));
         exchange.sendResponseHeaders(response.status(), out.length);

@@ -73,7 +73,11 @@ public final class IntentExample {
   public static Result run(PrintStream out) throws IOException {
     OkHttpClient okHttp = new OkHttpClient();
     AtomicInteger polls = new AtomicInteger();
-    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
+    // Resume tokens are signed: every process that resumes another's tokens needs the same key
+    // (in production, 32 random bytes from the application's secret store).
+    byte[] tokenKey = new byte[32];
+    new java.security.SecureRandom().nextBytes(tokenKey);
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).resumeTokenKey(tokenKey)
         .addListener(new OperationListener() {
           @Override
           public void pollCompleted(OperationInfo operation, int poll, PollStatus status) {
@@ -106,7 +110,8 @@ public final class IntentExample {
         text = e.resumeToken().toText();
         out.println("  deadline passed; saved token " + text.substring(0, 24) + "…");
       }
-      ResilientHttpClient restarted = ResilientHttpClient.wrap(okHttp).build();
+      ResilientHttpClient restarted = ResilientHttpClient.wrap(okHttp).resumeTokenKey(tokenKey)
+          .build();
       String resumedResult;
       try (Response r = restarted.resume(ResumeToken.parse(text), policy)) {
         resumedResult = r.body().string();

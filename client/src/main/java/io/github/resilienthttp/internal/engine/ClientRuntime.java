@@ -10,7 +10,9 @@ import io.github.resilienthttp.TimeSource;
 import io.github.resilienthttp.internal.deadline.DeadlineWatchdog;
 import io.github.resilienthttp.internal.guard.BulkheadGate;
 import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
+import io.github.resilienthttp.internal.async.ResumeTokenSigner;
 import io.github.resilienthttp.internal.okhttp.AttemptSetupInterceptor;
+import io.github.resilienthttp.internal.okhttp.OriginGuard;
 import io.github.resilienthttp.internal.okhttp.NetworkAttemptTracker;
 import io.github.resilienthttp.internal.okhttp.RetryInterceptor;
 import io.github.resilienthttp.internal.okhttp.WireListener;
@@ -46,6 +48,7 @@ public final class ClientRuntime {
   private final TargetLatencies latencies = new TargetLatencies();
   private final HedgingPolicy hedgingPolicy;
   private final boolean systemTime;
+  private final ResumeTokenSigner resumeTokenSigner;
   /** Plain calls: every call is an operation, run by {@link RetryInterceptor}. */
   private final OkHttpClient forOperations;
   /** Attempts of operations, each its own call: no SDK application interceptor, no call timeout. */
@@ -69,8 +72,10 @@ public final class ClientRuntime {
       IdempotencyKeyPolicy idempotencyKeyPolicy, TimeSource timeSource, RandomGenerator random,
       RetryBudget retryBudget, TargetCircuitBreakers circuitBreakers, BulkheadGate bulkhead,
       List<OperationListener> listeners, String replayHeader,
-      ScheduledExecutorService userScheduler, HedgingPolicy hedgingPolicy) {
+      ScheduledExecutorService userScheduler, HedgingPolicy hedgingPolicy,
+      ResumeTokenSigner resumeTokenSigner) {
     this.hedgingPolicy = hedgingPolicy;
+    this.resumeTokenSigner = java.util.Objects.requireNonNull(resumeTokenSigner, "resumeTokenSigner");
     this.wrapped = wrapped;
     this.retryPolicy = retryPolicy;
     this.classifier = classifier;
@@ -90,6 +95,8 @@ public final class ClientRuntime {
     OkHttpClient.Builder base = withWatchdogListener(wrapped.newBuilder());
     base.retryOnConnectionFailure(false);
     base.networkInterceptors().add(0, new NetworkAttemptTracker());
+    // First of all: a follow-up hop to another origin is refused before anything sees or sends it.
+    base.networkInterceptors().add(0, new OriginGuard());
     OkHttpClient sdkBase = base.build();
     OkHttpClient.Builder plain = sdkBase.newBuilder();
     plain.interceptors().add(0, new RetryInterceptor(this, wrapped.retryOnConnectionFailure()));
@@ -110,6 +117,11 @@ public final class ClientRuntime {
   public static boolean isSdkClient(OkHttpClient client) {
     return client.interceptors().stream().anyMatch(i -> i instanceof RetryInterceptor)
         || client.networkInterceptors().stream().anyMatch(i -> i instanceof NetworkAttemptTracker);
+  }
+
+  /** {@return the signer of the resume tokens this client hands out and accepts} */
+  public ResumeTokenSigner resumeTokenSigner() {
+    return resumeTokenSigner;
   }
 
   /**

@@ -4,6 +4,7 @@ import io.github.resilienthttp.AttemptOutcome;
 import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.ResponseClassifier;
 import io.github.resilienthttp.internal.okhttp.IdempotencySignal;
+import io.github.resilienthttp.internal.okhttp.OriginGuard;
 import io.github.resilienthttp.internal.okhttp.RefusedStream;
 import java.io.IOException;
 import java.net.ProtocolException;
@@ -24,6 +25,7 @@ public final class DefaultResponseClassifier implements ResponseClassifier {
   private static final Decision REFUSED_STREAM = Decision.retry("http2-refused-stream");
   private static final Decision CONNECTION_SHUTDOWN = Decision.retry("http2-connection-shutdown");
   private static final Decision TOO_MANY_FOLLOW_UPS = Decision.fail("too-many-follow-ups");
+  private static final Decision OTHER_ORIGIN = Decision.fail(OriginGuard.REASON);
   /** Stripe's {@code error.type} of a key reused with other parameters (a 400). */
   static final String STRIPE_IDEMPOTENCY_ERROR = "idempotency_error";
 
@@ -60,6 +62,9 @@ public final class DefaultResponseClassifier implements ResponseClassifier {
     if (e instanceof SSLPeerUnverifiedException
         || (e instanceof SSLHandshakeException && e.getCause() instanceof CertificateException)) {
       return TLS_UNTRUSTED;
+    }
+    if (OriginGuard.refused(e)) {
+      return OTHER_ORIGIN; // the same hop would be refused again
     }
     String refused = RefusedStream.reason(e);
     if (refused != null) {
