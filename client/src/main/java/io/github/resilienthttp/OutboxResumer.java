@@ -233,9 +233,9 @@ public final class OutboxResumer {
       // A token this client will not act on (unsigned, another key): nothing was sent. Kept, tries
       // unchanged, so that a key configured later (or the migration opt-in) can still resume it.
       log.error("parked {} refused ({}): {}", token, e.reason(), e.getMessage());
-      OutboxEntry entry = claim.entry();
-      return outbox.reschedule(claim, new OutboxEntry(token, entry.reason(), entry.parkedAt(),
-          entry.tries(), dueAgain())) ? "rescheduled" : "lost";
+      OutboxEntry held = claim.entry();
+      return outbox.reschedule(claim, new OutboxEntry(token, held.reason(), held.parkedAt(),
+          held.tries(), dueAgain())) ? "rescheduled" : "lost";
     } catch (IOException | RuntimeException e) {
       if (e instanceof IOException io && !OutboxExit.indefinite(io)) {
         return settle(claim, "failed");
