@@ -56,7 +56,9 @@ class OutboxClaimTest {
   }
 
   private ResilientHttpClient client() {
-    return ResilientHttpClient.wrap(okHttp).timeSource(time).build();
+    // The tests park hand-made (unsigned) tokens: accepted for this server's origin only.
+    return ResilientHttpClient.wrap(okHttp).timeSource(time)
+        .acceptUnsignedResumeTokens(List.of(server.url("/"))).build();
   }
 
   private Request charge() {
@@ -263,6 +265,7 @@ class OutboxClaimTest {
     assertThat(registry.get("resilient.http.outbox.oldest_age").gauge().value()).isEqualTo(90);
 
     ResilientHttpClient c = ResilientHttpClient.wrap(okHttp).timeSource(time).addListener(metrics)
+        .acceptUnsignedResumeTokens(List.of(server.url("/")))
         .build();
     OutboxResumer.builder(c, outbox)
         .requestFor(t -> t.idempotencyKey().equals("key-a") ? charge() : null).build().drainOnce();

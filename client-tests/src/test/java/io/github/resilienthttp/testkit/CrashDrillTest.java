@@ -322,6 +322,9 @@ class CrashDrillTest {
     return org.assertj.core.groups.Tuple.tuple(Outcome.IN_PROGRESS, 409);
   }
 
+  private static final byte[] TOKEN_KEY = "crash-drill-resume-token-key-0123456".getBytes(
+      java.nio.charset.StandardCharsets.UTF_8);
+
   private IdempotentTestServer start() throws Exception {
     IdempotentTestServer server =
         IdempotentTestServer.builder().ledger(ledger).clock(time).inProgressLease(LEASE).build()
@@ -333,6 +336,7 @@ class CrashDrillTest {
   private ResilientHttpClient client(int maxAttempts) {
     return ResilientHttpClient.wrap(okHttp)
         .timeSource(time)
+        .resumeTokenKey(TOKEN_KEY) // a restarted process verifies the tokens its predecessor parked
         .retryBudget(RetryBudget.unlimited())
         .noCircuitBreaker()
         .retryPolicy(RetryPolicy.builder().maxAttempts(maxAttempts).backoff(Backoff.fixed(WAIT))

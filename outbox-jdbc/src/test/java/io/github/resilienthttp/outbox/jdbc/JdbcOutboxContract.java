@@ -352,7 +352,9 @@ abstract class JdbcOutboxContract {
       outbox.park(new OutboxEntry(token, "outcome-unknown", time.now(), 0, time.now()));
       Request charge = new Request.Builder().url(server.url("/payments"))
           .post(RequestBody.create("{\"amount\":100}", MediaType.get("application/json"))).build();
-      ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).timeSource(time).build();
+      // The token above was written by hand (unsigned): accepted for this server's origin only.
+      ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).timeSource(time)
+          .acceptUnsignedResumeTokens(List.of(server.url("/"))).build();
       List<String> calls = new ArrayList<>();
       OutboxResumer resumer = OutboxResumer.builder(client, outbox).requestFor(t -> charge)
           .maxTries(1).retryDelay(Duration.ofSeconds(30))

@@ -48,6 +48,9 @@ final class OutboxFleetDrill implements AutoCloseable {
   final String results = TestDatabases.uniqueName("fleet_results");
   final IdempotentTestServer server;
   final OkHttpClient okHttp = new OkHttpClient.Builder().build();
+  /** The fleet's shared resume-token key: every instance verifies what any instance parked. */
+  static final byte[] TOKEN_KEY = "fleet-drill-resume-token-key-0123".getBytes(
+      java.nio.charset.StandardCharsets.UTF_8);
   /** Handler calls per key: instance and whether its transactional completion was refused. */
   final Map<String, List<String>> handlerCalls = new ConcurrentHashMap<>();
   final List<Instance> instances = new CopyOnWriteArrayList<>();
@@ -64,6 +67,9 @@ final class OutboxFleetDrill implements AutoCloseable {
   void park(int n) throws SQLException {
     HttpUrl url = server.url("/payments");
     Instant now = Instant.now();
+    // Parked as the fleet parks them: signed with its shared key (the drill writes the rows itself).
+    ResilientHttpClient signer = ResilientHttpClient.wrap(okHttp).resumeTokenKey(TOKEN_KEY)
+        .acceptUnsignedResumeTokens(List.of(url)).build();
     try (Connection c = db.getConnection()) {
       c.setAutoCommit(false);
       try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table
@@ -72,7 +78,8 @@ final class OutboxFleetDrill implements AutoCloseable {
         for (int i = 0; i < n; i++) {
           String key = String.format("intent-%05d", i);
           ps.setString(1, key);
-          ps.setString(2, ResumeToken.forSubmit("POST", url, key, true, now).toText());
+          ps.setString(2, signer.verifyResumeToken(ResumeToken.forSubmit("POST", url, key, true, now))
+              .toText());
           ps.setLong(3, now.toEpochMilli());
           ps.setLong(4, now.toEpochMilli());
           ps.addBatch();
@@ -105,7 +112,7 @@ final class OutboxFleetDrill implements AutoCloseable {
       this.id = id;
       this.connection = new PooledDataSource(db.url, 1);
       this.outbox = JdbcOutbox.builder().dataSource(connection).table(table).build();
-      ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
+      ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).resumeTokenKey(TOKEN_KEY)
           .retryPolicy(RetryPolicy.builder().maxAttempts(1).build()).build();
       this.resumer = OutboxResumer.builder(client, outbox).lease(lease).batchSize(batchSize)
           .retryDelay(Duration.ZERO)
