@@ -98,10 +98,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         + "  fingerprint VARCHAR(100) NOT NULL,      -- digest of the request's chosen parts\n"
         + "  state VARCHAR(16) NOT NULL,             -- IN_PROGRESS or COMPLETED\n"
         + "  lease_token VARCHAR(36),                -- fences the holder of an in-progress lease\n"
-        + "  lease_expires_at BIGINT,                -- epoch ms; an expired lease may be taken over\n"
+        + "  lease_expires_at BIGINT,                -- epoch ms, an expired lease may be taken over\n"
         + "  attempts INT NOT NULL,                  -- claims of this record (2+ after a crash)\n"
         + "  created_at BIGINT NOT NULL,             -- epoch ms of the (latest) claim\n"
-        + "  completed_at BIGINT,                    -- epoch ms; retention counts from here\n"
+        + "  completed_at BIGINT,                    -- epoch ms, retention counts from here\n"
         + "  response_status INT,\n"
         + "  response_headers VARCHAR(8000),         -- 'name: value' lines\n"
         + "  response_body " + (postgresql ? "BYTEA" : "VARBINARY(" + MAX_BODY_BYTES + ")") + ",\n"
@@ -118,13 +118,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   public void createSchema() {
     try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
       c.setAutoCommit(true);
-      for (String s : schemaDdl(isPostgres(c)).split(";")) {
-        StringBuilder sb = new StringBuilder();
-        for (String line : s.split("\n")) {
-          int comment = line.indexOf("--");
-          sb.append(comment < 0 ? line : line.substring(0, comment)).append('\n');
-        }
-        if (!sb.toString().isBlank()) st.execute(sb.toString());
+      StringBuilder sb = new StringBuilder();
+      for (String line : schemaDdl(isPostgres(c)).split("\n")) {
+        int comment = line.indexOf("--");
+        sb.append(comment < 0 ? line : line.substring(0, comment)).append('\n');
+      }
+      for (String s : sb.toString().split(";")) {
+        if (!s.isBlank()) st.execute(s);
       }
     } catch (SQLException e) {
       throw new IdempotencyStoreException("creating table " + table + " failed", e);

@@ -150,8 +150,9 @@ abstract class GuardContractTest {
         answers.add(pool.submit(() -> {
           start.await();
           return guard.handle(post("burst", "{\"amount\":5}"), r -> {
-            // Hold the lease a moment so duplicates meet it in progress.
-            sleep(20);
+            // Hold the lease until a duplicate has met it in progress (bounded).
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!events.contains("inProgress burst") && System.nanoTime() < until) sleep(1);
             return charge(r);
           });
         }));
