@@ -62,7 +62,15 @@ public interface IdempotencyStore {
    */
   int purgeCompletedBefore(Instant completedAtOrBefore);
 
-  /** Validates the common arguments of {@link #claim}; for implementations. */
+  /**
+   * Validates the common arguments of {@link #claim}; for implementations.
+   *
+   * @param scope the scope
+   * @param key the key
+   * @param fingerprint the fingerprint
+   * @param lease the lease
+   * @throws IllegalArgumentException naming the argument when one is out of range
+   */
   static void checkClaim(String scope, String key, String fingerprint, Duration lease) {
     check("scope", scope, 500);
     check("key", key, IdempotencyKeyHeader.MAX_LENGTH);

@@ -331,7 +331,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     return pg;
   }
 
-  /** Whether an exception is a unique-constraint violation (SQLState 23505, or 23000 on some drivers). */
+  /**
+   * Whether an exception, or one of its causes, is a unique-constraint violation (SQLState
+   * {@code 23505}, or {@code 23000} on some drivers).
+   *
+   * @param e the exception
+   * @return true for a unique violation
+   */
   public static boolean isUniqueViolation(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof SQLException s && ("23505".equals(s.getSQLState()) || "23000".equals(s.getSQLState()))) {
