@@ -60,7 +60,7 @@ public final class AnswerInContext {
    * @param replayHeader the client's replay header
    * @return the decision to act on
    */
-  static Decision apply(Decision decision, Response response, boolean keySent, int attempt,
+  public static Decision apply(Decision decision, Response response, boolean keySent, int attempt,
       boolean earlierMayHaveReachedServer, String replayHeader) {
     if (response == null || !keySent) return decision;
     if (decision.isRetryable() && isReplay(response, replayHeader)) return REPLAY_DECISION;
