@@ -419,9 +419,13 @@ class PropertiesTest {
     static Model run(List<Step> script, int maxAttempts) {
       Model m = new Model();
       boolean recorded = false;
+      // Whether an earlier attempt may have reached the server (an exception after the request was
+      // written, or a 500/502): then a 409 is about that attempt (AnswerInContext).
+      boolean mayHaveReached = false;
       for (int attempt = 1; attempt <= maxAttempts; attempt++) {
         Step step = attempt <= script.size() ? script.get(attempt - 1) : Step.OK;
         m.attempts = attempt;
+        boolean aboutEarlier = (step == Step.S409 || step == Step.S409_RETRY_AFTER_1) && mayHaveReached;
         if (step.processes) {
           m.replayed = recorded;
           if (!recorded) {
@@ -433,18 +437,20 @@ class PropertiesTest {
           m.status = 201;
           return m;
         }
-        if (!step.retryable()) {
+        if (!step.retryable() && !aboutEarlier) {
           m.status = step.status;
           return m;
         }
         if (attempt == maxAttempts) {
-          m.status = step.status; // -1 after an exception: OutcomeUnknownException
+          // -1: OutcomeUnknownException, after an exception or ending on a 409 about an earlier attempt
+          m.status = aboutEarlier ? -1 : step.status;
           return m;
         }
         if (step.retryAfter != null && step.retryAfter.compareTo(MAX_RETRY_AFTER) > 0) {
           m.status = step.status;
           return m;
         }
+        mayHaveReached |= step.status == -1 || step == Step.S500 || step == Step.S502_RETRY_AFTER_GARBAGE;
         m.replayed = false;
         m.waits.add(step.retryAfter != null && step.retryAfter.compareTo(BACKOFF) > 0
             ? step.retryAfter : BACKOFF);

@@ -3,6 +3,7 @@ package io.github.resilienthttp.examples;
 import io.github.resilienthttp.testkit.Flaw;
 import io.github.resilienthttp.testkit.IdempotentTestServer;
 import io.github.resilienthttp.testkit.probe.AfterRetention;
+import io.github.resilienthttp.testkit.probe.EffectCounter;
 import io.github.resilienthttp.testkit.probe.IdempotencyProbe;
 import io.github.resilienthttp.testkit.probe.ProbeReport;
 import io.github.resilienthttp.testkit.probe.ResourceIdExtractor;
@@ -20,6 +21,8 @@ import okhttp3.HttpUrl;
  * {@value #EMBEDDED_PROCESSING_MS} ms per payment, and probes that, with checks 5 and 6 on.
  */
 final class ProbeCommand {
+  /** The exit code when no check failed but one could not tell. */
+  static final int EXIT_CANNOT_TELL = 3;
   static final long EMBEDDED_RETENTION_MS = 1000;
   static final long EMBEDDED_PROCESSING_MS = 100;
 
@@ -29,7 +32,8 @@ final class ProbeCommand {
    * Runs the command.
    *
    * @param args the arguments after {@code probe}
-   * @return the exit code: 0 no check failed, 1 a check failed, 2 bad arguments
+   * @return the exit code: 0 no check failed, 1 a check failed, 3 none failed but one could not
+   *     tell, 2 bad arguments
    */
   static int run(String[] args, PrintStream out, PrintStream err) {
     ProbeOptions options;
@@ -89,7 +93,7 @@ final class ProbeCommand {
       return 1;
     }
     out.print(options.json() ? report.toJson() : report.toTable());
-    return report.failed() ? 1 : 0;
+    return report.failed() ? 1 : report.cannotTell() ? EXIT_CANNOT_TELL : 0;
   }
 
   private static IdempotencyProbe.Builder configure(
@@ -112,6 +116,9 @@ final class ProbeCommand {
                 : ResourceIdExtractor.jsonField(options.idField()));
     if (options.otherBody() != null) {
       b.otherBody(options.otherBody());
+    }
+    if (options.countUrl() != null) {
+      b.effectCounter(EffectCounter.url(options.countUrl()));
     }
     for (String header : options.headers()) {
       int colon = header.indexOf(':');

@@ -35,6 +35,7 @@ import okhttp3.HttpUrl;
  * @param retention the documented retention (check 6 runs), or {@code null}
  * @param afterRetention what the server documents after it
  * @param maxRequests the request cap
+ * @param countUrl a URL whose answer holds the server's count of effects, or {@code null}
  * @param timeout the timeout of each request
  * @param json print JSON instead of the table
  */
@@ -57,6 +58,7 @@ record ProbeOptions(
     Duration retention,
     AfterRetention afterRetention,
     int maxRequests,
+    HttpUrl countUrl,
     Duration timeout,
     boolean json) {
 
@@ -71,9 +73,13 @@ record ProbeOptions(
       with another body is rejected, (3) identical requests at one instant execute at most once,
       (4) a lost response is replayed to the retry, (5) a request without key is rejected (with
       --key-required), (6) a retry after the retention behaves as documented (with --retention).
-      Prints a pass / fail / n/a table with the evidence; sends at most the printed number of
-      requests, all to URL, and creates resources there: use a staging server.
-      Exit code: 0 when no check failed, 1 when one did, 2 for bad arguments.
+      Prints a pass / fail / cannot tell / n/a table with the evidence, and sends at most the
+      printed number of requests, all to URL (it creates resources there: use a staging server).
+      A check says CANNOT TELL when the answers do not identify the effect (no resource id, no
+      replay header, e.g. 201 {"status":"created"} or 204) and no --count-url is given, or when it
+      would exceed --max-requests.
+      Exit code: 0 when every check passed (or n/a), 1 when one failed, 3 when none failed but one
+      could not tell, 2 for bad arguments.
 
         --url URL                 the http(s) endpoint that creates a resource, e.g. .../payments
         --embedded                probe an embedded correct payments server on 127.0.0.1
@@ -95,7 +101,10 @@ record ProbeOptions(
         --retention DURATION      the server's key retention (check 6 waits that long): 500ms,
                                   30s, 10m, 24h or PT1H
         --after-retention WHAT    executed-again (default), replayed or rejected
-        --max-requests N          refuse to run if the checks could need more: 1..1000, default 100
+        --max-requests N          the request cap: 1..1000, default 100; a check that would
+                                  exceed it says "cannot tell within the cap"
+        --count-url URL           a URL whose answer's first integer is the number of resources
+                                  (effects) the server holds: read before and after checks 1-4
         --timeout DURATION        per request, default 10s
         --json                    print the report as JSON
         --help                    print this help
@@ -137,6 +146,7 @@ record ProbeOptions(
     Duration retention = null;
     AfterRetention afterRetention = null;
     int maxRequests = 100;
+    HttpUrl countUrl = null;
     Duration timeout = Duration.ofSeconds(10);
     boolean json = false;
     for (int i = 0; i < args.length; i++) {
@@ -166,6 +176,7 @@ record ProbeOptions(
         case "--retention" -> retention = parseDuration(arg, valueOf(args, ++i));
         case "--after-retention" -> afterRetention = parseAfterRetention(valueOf(args, ++i));
         case "--max-requests" -> maxRequests = parseInt(arg, valueOf(args, ++i));
+        case "--count-url" -> countUrl = parseUrl(valueOf(args, ++i));
         case "--timeout" -> timeout = parseDuration(arg, valueOf(args, ++i));
         case "--json" -> json = true;
         default -> throw new IllegalArgumentException("unknown argument: " + arg);
@@ -183,7 +194,7 @@ record ProbeOptions(
     }
     return new ProbeOptions(help, url, flaw == null ? Flaw.NONE : flaw, method, body, otherBody,
         List.copyOf(headers), keyHeader, replayHeader, idField, idHeader, mismatchStatus,
-        concurrency, keyRequired, keyRequiredStatus, retention, afterRetention, maxRequests,
+        concurrency, keyRequired, keyRequiredStatus, retention, afterRetention, maxRequests, countUrl,
         timeout, json);
   }
 

@@ -39,7 +39,7 @@ class ProbeCommandTest {
         .contains("(embedded payments server, flaw none): at most 24 requests, all to this URL.")
         .contains("/payments (embedded payments server")
         .contains("sent 19 requests (at most 24), all to this URL")
-        .endsWith("result: PASS (0 failed, 6 passed, 0 not applicable)\n");
+        .endsWith("result: PASS (0 failed, 6 passed, 0 cannot tell, 0 not applicable)\n");
   }
 
   @Test
@@ -50,7 +50,7 @@ class ProbeCommandTest {
     assertThat(out())
         .contains("flaw no_deduplication")
         .contains("executed again (id pay_2 is not id pay_1)")
-        .endsWith("result: FAIL (4 failed, 2 passed, 0 not applicable)\n");
+        .endsWith("result: FAIL (4 failed, 2 passed, 0 cannot tell, 0 not applicable)\n");
   }
 
   @Test
@@ -75,7 +75,7 @@ class ProbeCommandTest {
           "--concurrency", "4", "--header", "X-Team: payments");
 
       assertThat(exit).as(out()).isZero();
-      assertThat(out()).contains("result: PASS (0 failed, 4 passed, 2 not applicable)");
+      assertThat(out()).contains("result: PASS (0 failed, 4 passed, 0 cannot tell, 2 not applicable)");
       assertThat(server.requests())
           .allSatisfy(r -> {
             assertThat(r.path()).isEqualTo("/payments");
@@ -92,15 +92,72 @@ class ProbeCommandTest {
     assertThat(err.toString(StandardCharsets.UTF_8))
         .startsWith("error: give exactly one of --url, --embedded or --embedded-flaw");
     assertThat(probe("--embedded-flaw", "sloppy")).isEqualTo(2);
-    assertThat(probe("--embedded", "--max-requests", "10")).isEqualTo(2);
+    assertThat(probe("--embedded", "--max-requests", "0")).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8))
-        .contains("error: maxRequests is 10 but the configured checks can need up to 24 requests");
+        .contains("error: maxRequests must be in 1..1000 but was 0");
+    // A cap below what the checks need is not an error: those checks cannot tell within it.
+    assertThat(probe("--embedded", "--max-requests", "10")).isEqualTo(ProbeCommand.EXIT_CANNOT_TELL);
+    assertThat(out()).contains("cannot tell within the cap").contains("--max-requests raises it");
     assertThat(probe("--url", "http://127.0.0.1:9/p", "--retention", "soon")).isEqualTo(2);
   }
 
   @Test
   void helpExplainsTheChecksAndTheBound() {
     assertThat(probe("--help")).isZero();
-    assertThat(out()).contains("sends at most the printed number of").contains("--embedded-flaw");
+    assertThat(out()).contains("sends at most the").contains("--embedded-flaw");
+  }
+
+  @Test
+  void aServerWhoseAnswersNameNoResourceGetsCannotTellWithExitCodeThreeUnlessEffectsAreCounted()
+      throws Exception {
+    // Deduplicates correctly (one charge per key, 409 while the first runs, 422 for another body)
+    // but answers 201 {"status":"created"} every time, with no replay header.
+    java.util.Map<String, String> bodies = new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.Set<String> done = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    java.util.concurrent.atomic.AtomicInteger charges = new java.util.concurrent.atomic.AtomicInteger();
+    com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
+        new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 64);
+    server.setExecutor(java.util.concurrent.Executors.newFixedThreadPool(16));
+    server.createContext("/payments", exchange -> {
+      String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+      String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
+      int status;
+      String previous = key == null ? null : bodies.putIfAbsent(key, body);
+      if (previous == null) {
+        charges.incrementAndGet();
+        try {
+          Thread.sleep(50);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        if (key != null) done.add(key);
+        status = 201;
+      } else {
+        status = !previous.equals(body) ? 422 : done.contains(key) ? 201 : 409;
+      }
+      byte[] answer = (status == 201 ? "{\"status\":\"created\"}" : "{}").getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      exchange.sendResponseHeaders(status, answer.length);
+      exchange.getResponseBody().write(answer);
+      exchange.close();
+    });
+    server.createContext("/count", exchange -> {
+      byte[] answer = ("{\"count\":" + charges.get() + "}").getBytes(StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(200, answer.length);
+      exchange.getResponseBody().write(answer);
+      exchange.close();
+    });
+    server.start();
+    try {
+      String base = "http://127.0.0.1:" + server.getAddress().getPort();
+      assertThat(probe("--url", base + "/payments")).as(out()).isEqualTo(ProbeCommand.EXIT_CANNOT_TELL);
+      assertThat(out()).contains("CANNOT TELL").contains("result: CANNOT TELL");
+      out.reset();
+      assertThat(probe("--url", base + "/payments", "--count-url", base + "/count")).as(out()).isZero();
+      assertThat(out()).contains("judged by the effect count").contains("result: PASS");
+    } finally {
+      server.stop(0);
+      ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
+    }
   }
 }

@@ -83,6 +83,7 @@ public final class IdempotencyProbe {
   final Duration inProgressPause;
   final Duration requestTimeout;
   final int maxRequests;
+  final EffectCounter effectCounter;
   final TimeSource time;
 
   private IdempotencyProbe(Builder b) {
@@ -105,6 +106,7 @@ public final class IdempotencyProbe {
     this.inProgressPause = b.inProgressPause;
     this.requestTimeout = b.requestTimeout;
     this.maxRequests = b.maxRequests;
+    this.effectCounter = b.effectCounter;
     this.time = b.time;
   }
 
@@ -124,7 +126,8 @@ public final class IdempotencyProbe {
    * @return the planned maximum, at most {@link Builder#maxRequests(int)}
    */
   public int plannedRequests() {
-    return plannedRequests(concurrency, inProgressRetries, keyRequired, retention != null);
+    return Math.min(maxRequests,
+        plannedRequests(concurrency, inProgressRetries, keyRequired, retention != null));
   }
 
   private static int plannedRequests(
@@ -208,6 +211,7 @@ public final class IdempotencyProbe {
     private Duration inProgressPause = Duration.ofMillis(200);
     private Duration requestTimeout = Duration.ofSeconds(10);
     private int maxRequests = 100;
+    private EffectCounter effectCounter;
     private TimeSource time = TimeSource.system();
 
     private Builder(HttpUrl url) {
@@ -418,6 +422,20 @@ public final class IdempotencyProbe {
      * @param time e.g. a {@code FakeTimeSource} shared with a test server's clock
      * @return this builder
      */
+    /**
+     * Counts the server's effects, for servers whose answers do not identify them (no resource id,
+     * no replay header: {@code 201 {"status":"created"}} or {@code 204}). Without one, checks 1, 3, 4
+     * and 6 against such a server say {@link Verdict#CANNOT_TELL}. Its reads (e.g.
+     * {@link EffectCounter#url}) are not counted against the cap.
+     *
+     * @param counter the counter
+     * @return this builder
+     */
+    public Builder effectCounter(EffectCounter counter) {
+      this.effectCounter = Objects.requireNonNull(counter, "effectCounter");
+      return this;
+    }
+
     public Builder timeSource(TimeSource time) {
       this.time = Objects.requireNonNull(time, "timeSource");
       return this;
@@ -442,11 +460,6 @@ public final class IdempotencyProbe {
       checkDuration("requestTimeout", requestTimeout, Duration.ofMillis(1), Duration.ofMinutes(5));
       if (retention != null) {
         checkDuration("retention", retention, Duration.ofNanos(1), Duration.ofHours(24));
-      }
-      int planned = plannedRequests(concurrency, inProgressRetries, keyRequired, retention != null);
-      if (planned > maxRequests) {
-        throw new IllegalArgumentException("maxRequests is " + maxRequests
-            + " but the configured checks can need up to " + planned + " requests");
       }
       if (body.equals(otherBody)) {
         throw new IllegalArgumentException("otherBody must differ from body");

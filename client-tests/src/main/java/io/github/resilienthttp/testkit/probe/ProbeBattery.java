@@ -1,13 +1,23 @@
 package io.github.resilienthttp.testkit.probe;
 
+import io.github.resilienthttp.AttemptOutcome;
+import io.github.resilienthttp.Decision;
+import io.github.resilienthttp.ResponseClassifier;
+import io.github.resilienthttp.internal.engine.AnswerInContext;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import okhttp3.MediaType;
+import okhttp3.Protocol;
+import okhttp3.Request;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
 
 /**
  * One run of an {@link IdempotencyProbe}'s checks: sends each check's requests through the run's
@@ -39,29 +49,113 @@ final class ProbeBattery {
 
   private CheckResult measure(ProbeCheck check, CheckBody steps) throws InterruptedException {
     int before = transport.sent();
-    Outcome outcome = steps.run();
+    Outcome outcome;
+    try {
+      outcome = steps.run();
+    } catch (ProbeTransport.CapReached capped) {
+      outcome = new Outcome(Verdict.CANNOT_TELL, "cannot tell within the cap: " + capped.getMessage()
+          + " (--max-requests raises it)");
+    }
     return new CheckResult(check, outcome.verdict, outcome.evidence, transport.sent() - before);
+  }
+
+  /** The effect counter's reading, or -1 without a counter (or when it cannot be read). */
+  private long countNow() {
+    if (probe.effectCounter == null) return -1;
+    try {
+      OptionalLong n = probe.effectCounter.count();
+      return n.isPresent() ? n.getAsLong() : -1;
+    } catch (RuntimeException e) {
+      return -1;
+    }
+  }
+
+  /** Effects counted since {@code before}, or -1 when not counted. */
+  private long effectsSince(long before) {
+    if (before < 0) return -1;
+    long after = countNow();
+    return after < 0 ? -1 : after - before;
+  }
+
+  private String counted(long effects) {
+    return effects < 0 ? "" : "; " + effects + (effects == 1 ? " effect" : " effects") + " counted by "
+        + probe.effectCounter;
+  }
+
+  /** Judges by the counted effects when there is a counter: one effect passes, more fail. */
+  private Outcome byCount(long effects, String evidence) {
+    if (effects == 1) return pass(evidence + ": one effect (judged by the effect count)");
+    if (effects > 1) return fail(evidence + ": executed " + effects + " times (judged by the effect count)");
+    return fail(evidence + ": no effect counted (judged by the effect count)");
+  }
+
+  private static Outcome cannotTell(String evidence) {
+    return new Outcome(Verdict.CANNOT_TELL, evidence + ": cannot tell whether it executed again: the"
+        + " answers carry no resource id and no replay header (give an effect counter: --count-url)");
+  }
+
+  /**
+   * How the SDK's default classifier, in the operation's context, reads an answer: "final" (the
+   * result, returned), "replay", "in progress" (retried), "mismatch" (final), "retry", "outcome
+   * unknown".
+   */
+  private String sdkReads(ProbeExchange e, int attempt, boolean earlierMayHaveReachedServer) {
+    if (e.status() < 0) return "outcome unknown (no answer)";
+    String type = e.header("Content-Type");
+    Response response = new Response.Builder()
+        .request(new Request.Builder().url(probe.url).build()).protocol(Protocol.HTTP_1_1)
+        .code(e.status()).message("").headers(e.headers())
+        .body(ResponseBody.create(e.body(), type == null ? null : MediaType.parse(type))).build();
+    try (response) {
+      Decision d = ResponseClassifier.defaults().classify(AttemptOutcome.ofResponse(response, attempt, true));
+      d = AnswerInContext.apply(d, response, true, attempt, earlierMayHaveReachedServer, probe.replayHeader);
+      if (replayed(e) || d.reason().equals("idempotent-replay")) return "replay";
+      if (d.reason().startsWith("idempotency-key-in-progress")) return "in progress";
+      if (d.reason().equals("idempotency-key-mismatch")) return "mismatch";
+      switch (d.kind()) {
+        case SUCCESS:
+        case FAIL:
+          return "final";
+        case RETRY:
+          return "retry (not processed)";
+        default:
+          return "outcome unknown (retried only with the key)";
+      }
+    }
+  }
+
+  private boolean identifies(ProbeExchange e) {
+    return idOf(e).isPresent();
   }
 
   private Outcome replay() {
     String key = newKey();
+    long before = countNow();
     ProbeExchange first = send(key, probe.body);
     if (!first.successful()) {
       return notAccepted(first);
     }
     ProbeExchange retry = send(key, probe.body);
-    String evidence = "first " + describe(first) + "; retry " + describe(retry);
+    long effects = effectsSince(before);
+    String evidence = "first " + describe(first) + "; retry " + describe(retry) + counted(effects)
+        + "; SDK reads the retry as: " + sdkReads(retry, 2, true);
     if (retry.status() != first.status()) {
       return fail(evidence + ": the replay's status differs from the first answer's");
     }
+    if (effects >= 0) {
+      return byCount(effects, evidence);
+    }
     if (!sameResource(first, retry)) {
       return fail(evidence + ": executed again (" + resourceText(retry) + " is not "
-          + resourceText(first) + ")");
+          + resourceText(first) + (identifies(first) ? ")" : "; judged by the whole body)"));
     }
-    if (!replayed(retry)) {
-      return pass(evidence + " (no " + probe.replayHeader + " header: judged by the resource)");
+    if (replayed(retry)) {
+      return pass(evidence + " (judged by the replay header" + (identifies(first) ? " and the resource id)" : ")"));
     }
-    return pass(evidence);
+    if (!identifies(first)) {
+      return cannotTell(evidence);
+    }
+    return pass(evidence + " (no " + probe.replayHeader + " header: judged by the resource id)");
   }
 
   private Outcome keyReuse() {
@@ -70,27 +164,50 @@ final class ProbeBattery {
     if (!first.successful()) {
       return notAccepted(first);
     }
+    long before = countNow();
     ProbeExchange other = send(key, probe.otherBody);
     ProbeExchange again = settle(key, probe.body);
+    long effects = effectsSince(before);
     String evidence = "first " + describe(first) + "; other body " + describe(other)
-        + "; first body again " + describe(again);
+        + "; first body again " + describe(again) + counted(effects)
+        + "; SDK reads the other body's answer as: " + sdkReads(other, 1, false);
     if (other.successful()) {
-      return fail(evidence + (sameResource(first, other)
-          ? ": the first result was returned for a different request (fingerprint not checked)"
-          : ": the different request was executed under the same key"));
+      if (effects > 0 || (identifies(first) && identifies(other) && !sameResource(first, other))) {
+        return fail(evidence + ": the different request was executed under the same key");
+      }
+      if (effects == 0 || (identifies(first) && sameResource(first, other))) {
+        return fail(evidence + ": the first result was returned for a different request"
+            + " (fingerprint not checked)");
+      }
+      return fail(evidence + ": the different request got a 2xx under the same key (executed, or"
+          + " the first result returned: the answers do not identify the effect)");
     }
     if (other.status() != probe.mismatchStatus) {
       return fail(evidence + ": expected " + probe.mismatchStatus + " for the different body");
     }
-    if (!again.successful() || !sameResource(first, again)) {
+    if (!again.successful() || !sameResource(first, again) || effects > 0) {
       return fail(evidence + ": after the rejection the key no longer names the first result");
     }
-    return pass(evidence);
+    return pass(evidence + (effects == 0 ? " (judged by the status and the effect count)"
+        : identifies(first) || replayed(again) ? " (judged by the status and the resource)"
+        : " (judged by the status; whether the first body again ran cannot be told without an id)"));
   }
 
   private Outcome concurrent() throws InterruptedException {
     String key = newKey();
+    long before = countNow();
     List<ProbeExchange> answers = transport.burst(key, probe.body, probe.concurrency);
+    long effects = effectsSince(before);
+    Map<String, Integer> readings = new TreeMap<>();
+    int successes = 0;
+    int unmarkedSuccesses = 0;
+    for (ProbeExchange a : answers) {
+      readings.merge(sdkReads(a, 1, false), 1, Integer::sum);
+      if (a.successful()) {
+        successes++;
+        if (!replayed(a)) unmarkedSuccesses++;
+      }
+    }
     Map<String, Integer> statuses = new TreeMap<>();
     Set<String> resources = new LinkedHashSet<>();
     int unexpected = 0;
@@ -113,6 +230,12 @@ final class ProbeBattery {
     if (!resources.isEmpty()) {
       evidence.append(' ').append(abbreviate(resources));
     }
+    evidence.append(counted(effects)).append("; SDK reads them as: ");
+    readings.forEach((r, n) -> evidence.append(n).append('×').append(r).append(", "));
+    evidence.setLength(evidence.length() - 2);
+    if (effects >= 0) {
+      return byCount(effects, evidence.toString());
+    }
     if (resources.size() > 1) {
       return fail(evidence + ": executed " + resources.size() + " times");
     }
@@ -123,16 +246,27 @@ final class ProbeBattery {
       return fail(evidence + ": " + unexpected + " answered neither 2xx nor 409 (nor 429 or 503,"
           + " which say \"not processed\"), so their outcome is unknown");
     }
-    return pass(evidence.toString());
+    boolean byId = identifies(answers.stream().filter(ProbeExchange::successful).findFirst().orElseThrow());
+    if (!byId && unmarkedSuccesses > 1) {
+      return cannotTell(evidence + ": " + successes + " answers were 2xx with the same body");
+    }
+    return pass(evidence + (byId ? " (judged by the resource id)" : successes == 1
+        ? " (judged by the statuses: one 2xx)" : " (judged by the replay header: one unmarked 2xx)"));
   }
 
   private Outcome lostResponse() throws InterruptedException {
     String key = newKey();
+    long before = countNow();
     String dropped = transport.sendAndDrop(key, probe.body);
     ProbeExchange retry = settle(key, probe.body);
     ProbeExchange again = send(key, probe.body);
+    long effects = effectsSince(before);
     String evidence = "dropped request " + dropped + "; retry " + describe(retry)
-        + "; again " + describe(again);
+        + "; again " + describe(again) + counted(effects) + "; SDK reads the retry as: "
+        + sdkReads(retry, 2, true);
+    if (effects >= 0 && retry.successful()) {
+      return byCount(effects, evidence);
+    }
     if (!retry.successful()) {
       return fail(evidence + ": the retry did not get a result");
     }
@@ -145,10 +279,13 @@ final class ProbeBattery {
           + " replays: the dropped request's result was not kept");
     }
     if (!replayed(retry)) {
+      if (!identifies(retry)) {
+        return cannotTell(evidence);
+      }
       return pass(evidence + " (the server marks no replays: whether the dropped request ran"
-          + " cannot be told; the key names one result)");
+          + " cannot be told; the key names one resource id)");
     }
-    return pass(evidence);
+    return pass(evidence + " (judged by the replay header)");
   }
 
   private Outcome keyRequired() {
@@ -157,7 +294,7 @@ final class ProbeBattery {
           + " to require a key)");
     }
     ProbeExchange answer = send(null, probe.body);
-    String evidence = "without a key: " + describe(answer);
+    String evidence = "without a key: " + describe(answer) + "; SDK reads it as: " + sdkReads(answer, 1, false);
     if (answer.status() == probe.keyRequiredStatus) {
       return pass(evidence);
     }
@@ -179,7 +316,11 @@ final class ProbeBattery {
     probe.time.sleep(probe.retention);
     ProbeExchange late = send(key, probe.body);
     String evidence = "first " + describe(first) + "; after " + probe.retention + ": "
-        + describe(late);
+        + describe(late) + "; SDK reads it as: " + sdkReads(late, 2, true);
+    if (late.successful() && !identifies(first) && !replayed(late) && sameResource(first, late)
+        && probe.afterRetention != AfterRetention.REJECTED) {
+      return cannotTell(evidence);
+    }
     boolean same = late.successful() && late.status() == first.status()
         && sameResource(first, late);
     switch (probe.afterRetention) {

@@ -72,6 +72,15 @@ public record ProbeReport(
    *
    * @return the failed checks
    */
+  /**
+   * Whether no check failed but at least one could not tell (see {@link Verdict#CANNOT_TELL}).
+   *
+   * @return true when the report is inconclusive
+   */
+  public boolean cannotTell() {
+    return !failed() && results.stream().anyMatch(r -> r.verdict() == Verdict.CANNOT_TELL);
+  }
+
   public List<ProbeCheck> failedChecks() {
     return results.stream()
         .filter(r -> r.verdict() == Verdict.FAIL)
@@ -91,18 +100,21 @@ public record ProbeReport(
         .append(" (key header ").append(keyHeader).append(")\n");
     out.append("sent ").append(requestsSent).append(" requests (at most ").append(requestCap)
         .append("), all to this URL\n\n");
-    out.append(String.format("%-2s  %-62s  %-7s  %8s  %s%n", "#", "check", "verdict", "requests",
+    out.append(String.format("%-2s  %-62s  %-11s  %8s  %s%n", "#", "check", "verdict", "requests",
         "evidence"));
     for (CheckResult r : results) {
-      out.append(String.format("%-2d  %-62s  %-7s  %8d  %s%n", r.check().number(),
+      out.append(String.format("%-2d  %-62s  %-11s  %8d  %s%n", r.check().number(),
           r.check().title(), label(r.verdict()), r.requests(), r.evidence()));
     }
     long failed = results.stream().filter(r -> r.verdict() == Verdict.FAIL).count();
     long notApplicable =
         results.stream().filter(r -> r.verdict() == Verdict.NOT_APPLICABLE).count();
-    out.append('\n').append("result: ").append(failed == 0 ? "PASS" : "FAIL").append(" (")
-        .append(failed).append(" failed, ").append(results.size() - failed - notApplicable)
-        .append(" passed, ").append(notApplicable).append(" not applicable)\n");
+    long unknown = results.stream().filter(r -> r.verdict() == Verdict.CANNOT_TELL).count();
+    out.append('\n').append("result: ")
+        .append(failed > 0 ? "FAIL" : unknown > 0 ? "CANNOT TELL" : "PASS").append(" (")
+        .append(failed).append(" failed, ").append(results.size() - failed - notApplicable - unknown)
+        .append(" passed, ").append(unknown).append(" cannot tell, ").append(notApplicable)
+        .append(" not applicable)\n");
     return out.toString();
   }
 
@@ -120,7 +132,8 @@ public record ProbeReport(
     out.append("\"keyHeader\":").append(quote(keyHeader)).append(',');
     out.append("\"requestCap\":").append(requestCap).append(',');
     out.append("\"requestsSent\":").append(requestsSent).append(',');
-    out.append("\"passed\":").append(!failed()).append(',');
+    out.append("\"passed\":").append(!failed() && !cannotTell()).append(',');
+    out.append("\"result\":").append(quote(failed() ? "FAIL" : cannotTell() ? "CANNOT_TELL" : "PASS")).append(',');
     out.append("\"checks\":[");
     for (int i = 0; i < results.size(); i++) {
       CheckResult r = results.get(i);
@@ -138,7 +151,7 @@ public record ProbeReport(
   }
 
   private static String label(Verdict verdict) {
-    return verdict == Verdict.NOT_APPLICABLE ? "n/a" : verdict.name();
+    return verdict == Verdict.NOT_APPLICABLE ? "n/a" : verdict == Verdict.CANNOT_TELL ? "CANNOT TELL" : verdict.name();
   }
 
   private static String quote(String s) {

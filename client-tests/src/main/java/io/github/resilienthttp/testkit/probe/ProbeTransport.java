@@ -67,6 +67,9 @@ final class ProbeTransport implements Closeable {
             .readTimeout(timeout)
             .writeTimeout(timeout)
             .callTimeout(timeout.multipliedBy(2))
+            // A new connection per request: a server that closes after each answer (HTTP/1.0,
+            // Connection: close) must not make the next request fail on a dead pooled connection.
+            .connectionPool(new okhttp3.ConnectionPool(0, 1, TimeUnit.MILLISECONDS))
             .build();
   }
 
@@ -179,12 +182,30 @@ final class ProbeTransport implements Closeable {
     return RawHttpConnection.encode(url, method, h.build(), body.getBytes(StandardCharsets.UTF_8));
   }
 
+  /** Whether {@code n} more requests fit within the cap. */
+  boolean fits(int n) {
+    return sent + n <= cap;
+  }
+
+  int cap() {
+    return cap;
+  }
+
+  /** Counts the requests, or refuses with {@link CapReached} when they would exceed the cap. */
   private void take(int n) {
     if (sent + n > cap) {
-      throw new IllegalStateException(
-          "the probe would send " + (sent + n) + " requests, more than its cap of " + cap);
+      throw new CapReached(sent + n, cap);
     }
     sent += n;
+  }
+
+  /** A check would have exceeded the request cap: it stops with "cannot tell within the cap". */
+  static final class CapReached extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    CapReached(int wanted, int cap) {
+      super("the check needed " + wanted + " requests in all, over the cap of " + cap, null, false, false);
+    }
   }
 
   @Override

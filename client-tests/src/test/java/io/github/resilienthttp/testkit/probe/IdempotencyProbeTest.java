@@ -76,19 +76,25 @@ class IdempotencyProbeTest {
     assertThat(report.requestCap()).isEqualTo(probe.plannedRequests()).isEqualTo(24);
     assertThat(time.sleeps()).containsExactly(Duration.ofHours(24));
     assertThat(report.result(ProbeCheck.REPLAY).evidence())
-        .isEqualTo("first 201 id pay_1; retry 201 id pay_1 Idempotent-Replayed: true");
+        .isEqualTo("first 201 id pay_1; retry 201 id pay_1 Idempotent-Replayed: true; SDK reads the retry"
+            + " as: replay (judged by the replay header and the resource id)");
     assertThat(report.result(ProbeCheck.KEY_REUSE_REJECTED).evidence())
         .isEqualTo("first 201 id pay_2; other body 422; first body again 201 id pay_2"
-            + " Idempotent-Replayed: true");
+            + " Idempotent-Replayed: true; SDK reads the other body's answer as: mismatch (judged by"
+            + " the status and the resource)");
     assertThat(report.result(ProbeCheck.CONCURRENT_REQUESTS).evidence())
-        .startsWith("8 at once: ").endsWith("; 1 resource (id pay_3)");
+        .startsWith("8 at once: ").contains("; 1 resource (id pay_3); SDK reads them as: ")
+        .contains("1×final, 7×replay").endsWith(" (judged by the resource id)");
     assertThat(report.result(ProbeCheck.LOST_RESPONSE).evidence())
         .startsWith("dropped request closed unread when the answer began after ")
         .endsWith("; retry 201 id pay_4 Idempotent-Replayed: true;"
-            + " again 201 id pay_4 Idempotent-Replayed: true");
-    assertThat(report.result(ProbeCheck.KEY_REQUIRED).evidence()).isEqualTo("without a key: 400");
+            + " again 201 id pay_4 Idempotent-Replayed: true; SDK reads the retry as: replay"
+            + " (judged by the replay header)");
+    assertThat(report.result(ProbeCheck.KEY_REQUIRED).evidence())
+        .isEqualTo("without a key: 400; SDK reads it as: final");
     assertThat(report.result(ProbeCheck.RETENTION).evidence())
-        .isEqualTo("first 201 id pay_5; after PT24H: 201 id pay_6: executed again, as documented");
+        .isEqualTo("first 201 id pay_5; after PT24H: 201 id pay_6; SDK reads it as: final: executed"
+            + " again, as documented");
   }
 
   @Test
@@ -114,21 +120,24 @@ class IdempotencyProbeTest {
         Arguments.of(Flaw.NO_DEDUPLICATION, EnumSet.of(ProbeCheck.REPLAY,
             ProbeCheck.KEY_REUSE_REJECTED, ProbeCheck.CONCURRENT_REQUESTS,
             ProbeCheck.LOST_RESPONSE), ProbeCheck.REPLAY,
-            "first 201 id pay_1; retry 201 id pay_2: executed again (id pay_2 is not id pay_1)"),
+            "first 201 id pay_1; retry 201 id pay_2; SDK reads the retry as: final: executed again (id"
+                + " pay_2 is not id pay_1)"),
         Arguments.of(Flaw.FINGERPRINT_NOT_CHECKED, EnumSet.of(ProbeCheck.KEY_REUSE_REJECTED),
             ProbeCheck.KEY_REUSE_REJECTED,
             "first 201 id pay_2; other body 201 id pay_2 Idempotent-Replayed: true; first body"
-                + " again 201 id pay_2 Idempotent-Replayed: true: the first result was returned"
-                + " for a different request (fingerprint not checked)"),
+                + " again 201 id pay_2 Idempotent-Replayed: true; SDK reads the other body's answer"
+                + " as: replay: the first result was returned for a different request (fingerprint"
+                + " not checked)"),
         Arguments.of(Flaw.CHECK_THEN_INSERT_RACE, EnumSet.of(ProbeCheck.CONCURRENT_REQUESTS),
             ProbeCheck.CONCURRENT_REQUESTS, ": executed 8 times"),
         Arguments.of(Flaw.REPLAYS_DIFFERENT_RESULT, EnumSet.of(ProbeCheck.REPLAY),
             ProbeCheck.REPLAY,
-            "first 201 id pay_1; retry 200 id pay_1 Idempotent-Replayed: true: the replay's status"
-                + " differs from the first answer's"),
+            "first 201 id pay_1; retry 200 id pay_1 Idempotent-Replayed: true; SDK reads the retry"
+                + " as: replay: the replay's status differs from the first answer's"),
         Arguments.of(Flaw.FORGETS_KEYS_AT_ONCE, EnumSet.of(ProbeCheck.REPLAY,
             ProbeCheck.KEY_REUSE_REJECTED, ProbeCheck.LOST_RESPONSE), ProbeCheck.LOST_RESPONSE,
-            "; retry 201 id pay_8; again 201 id pay_9: executed again (id pay_9 is not id pay_8)"));
+            "; retry 201 id pay_8; again 201 id pay_9; SDK reads the retry as: final: executed again"
+                + " (id pay_9 is not id pay_8)"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -169,10 +178,10 @@ class IdempotencyProbeTest {
     assertThat(report.failedChecks())
         .containsExactly(ProbeCheck.KEY_REQUIRED, ProbeCheck.RETENTION);
     assertThat(report.result(ProbeCheck.KEY_REQUIRED).evidence())
-        .isEqualTo("without a key: 201 id pay_5: executed without a key");
+        .isEqualTo("without a key: 201 id pay_5; SDK reads it as: final: executed without a key");
     assertThat(report.result(ProbeCheck.RETENTION).evidence())
-        .isEqualTo("first 201 id pay_6; after PT10M: 201 id pay_6 Idempotent-Replayed: true:"
-            + " expected a new execution");
+        .isEqualTo("first 201 id pay_6; after PT10M: 201 id pay_6 Idempotent-Replayed: true; SDK"
+            + " reads it as: replay: expected a new execution");
   }
 
   @Test
@@ -192,15 +201,14 @@ class IdempotencyProbeTest {
   }
 
   @Test
-  void theCapCoversTheWholeBatteryAndBuildRefusesALowerOne() {
+  void theCapCoversTheWholeBatteryOrTheLowerMaxRequests() {
     HttpUrl url = HttpUrl.get("http://127.0.0.1:9/payments");
 
     assertThat(IdempotencyProbe.builder(url).build().plannedRequests()).isEqualTo(2 + 3 + 8 + 8);
     assertThat(IdempotencyProbe.builder(url).concurrency(2).inProgressRetries(0).build()
         .plannedRequests()).isEqualTo(2 + 3 + 2 + 3);
-    assertThatThrownBy(() -> IdempotencyProbe.builder(url).maxRequests(20).build())
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("maxRequests is 20 but the configured checks can need up to 21 requests");
+    // A lower cap is not refused: checks that would exceed it say "cannot tell within the cap".
+    assertThat(IdempotencyProbe.builder(url).maxRequests(20).build().plannedRequests()).isEqualTo(20);
     assertThatThrownBy(() -> IdempotencyProbe.builder(url).concurrency(65).build())
         .hasMessage("concurrency must be in 2..64 but was 65");
     assertThatThrownBy(() -> IdempotencyProbe.builder(url).mismatchStatus(200).build())
@@ -248,7 +256,7 @@ class IdempotencyProbeTest {
 
     assertThat(report.toJson()).isEqualTo("{\"method\":\"POST\",\"url\":\"http://127.0.0.1:1/p\","
         + "\"keyHeader\":\"Idempotency-Key\",\"requestCap\":21,\"requestsSent\":3,\"passed\":false,"
-        + "\"checks\":[{\"number\":1,\"name\":\"REPLAY\",\"title\":\"retry with the same key and"
+        + "\"result\":\"FAIL\",\"checks\":[{\"number\":1,\"name\":\"REPLAY\",\"title\":\"retry with the same key and"
         + " body is replayed\",\"verdict\":\"PASS\",\"requests\":2,\"evidence\":\"first 201 id"
         + " \\\"a\\\"\"},{\"number\":5,\"name\":\"KEY_REQUIRED\",\"title\":\"request without a key"
         + " is rejected\",\"verdict\":\"NOT_APPLICABLE\",\"requests\":0,\"evidence\":\"not"
@@ -258,7 +266,7 @@ class IdempotencyProbeTest {
     assertThat(report.toTable())
         .contains("sent 3 requests (at most 21), all to this URL")
         .contains("n/a")
-        .endsWith("result: FAIL (1 failed, 1 passed, 1 not applicable)\n");
+        .endsWith("result: FAIL (1 failed, 1 passed, 0 cannot tell, 1 not applicable)\n");
   }
 
   @Test

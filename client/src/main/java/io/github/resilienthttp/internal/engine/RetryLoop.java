@@ -276,7 +276,8 @@ public final class RetryLoop {
     }
     AttemptOutcome outcome = AttemptOutcome.of(request, response, failure, attempt,
         current.mayHaveReachedServer(), op.spec.idempotent(), op.spec.keySent(), op, client.timeSource());
-    Decision decision = classify(client.classifier(), outcome);
+    Decision decision = AnswerInContext.apply(classify(client.classifier(), outcome), response,
+        op.spec.keySent(), attempt, anyMayHaveBeenProcessed, client.replayHeader());
     if (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT) {
       anyMayHaveBeenProcessed = true;
     }
@@ -435,6 +436,12 @@ public final class RetryLoop {
       verdict = RetryRule.retry(decision, delay, policy.maxRetryAfter(), op.remainingNanos(),
           MIN_ATTEMPT_NANOS, target != null && isOpen(target.breaker()));
     }
+    if ((verdict.kind() == RetryRule.Kind.GIVE_UP || verdict.kind() == RetryRule.Kind.DEADLINE
+        || verdict.kind() == RetryRule.Kind.BREAKER_OPEN)
+        && AnswerInContext.endsUnknown(decision, response, attempt, anyMayHaveBeenProcessed)) {
+      lastReason = verdict.reason();
+      throw AnswerInContext.unknown(verdict.reason(), response, op.key(), attempt);
+    }
     switch (verdict.kind()) {
       case RETURN:
         return response;
@@ -470,6 +477,9 @@ public final class RetryLoop {
     if (!client.retryBudget().tryAcquireRetry()) {
       client.listeners().retryBudgetRefused(op, attempt);
       lastReason = RetryBudgetExhaustedException.REASON;
+      if (AnswerInContext.endsUnknown(decision, response, attempt, anyMayHaveBeenProcessed)) {
+        throw AnswerInContext.unknown(lastReason, response, op.key(), attempt);
+      }
       if (response != null) {
         return response;
       }
