@@ -1,12 +1,16 @@
 package io.github.resilienthttp;
 
+import io.github.resilienthttp.internal.async.PollLoop;
 import io.github.resilienthttp.internal.engine.AsyncDriver;
 import io.github.resilienthttp.internal.engine.Attempt;
 import io.github.resilienthttp.internal.engine.BlockingDriver;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
 import io.github.resilienthttp.internal.engine.HedgingDriver;
 import io.github.resilienthttp.internal.engine.OperationContext;
+import io.github.resilienthttp.internal.engine.OperationFuture;
 import io.github.resilienthttp.internal.engine.RetryLoop;
+import io.github.resilienthttp.internal.outbox.OutboxExit;
+import io.github.resilienthttp.internal.query.QueryLoop;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -48,13 +52,13 @@ public final class Operation {
   private boolean hedgingSet;
   private volatile boolean cancelRequested;
   /** The wait of {@link #awaitCompletion}, when one runs: {@link #cancel()} stops it. */
-  private volatile AsyncOperationWaiter waiter;
+  private volatile PollLoop waiter;
   /** Where an indefinite outcome is parked, when set. */
   private Outbox outbox;
   /** Settles an unknown outcome by asking, when set. */
   private OutcomeQueryPolicy outcomeQuery;
   /** The step settling this operation's unknown outcome, once it runs: {@link #cancel()} stops it. */
-  private volatile OutcomeQueryStep queryStep;
+  private volatile QueryLoop queryStep;
   /** The kind of the first attempt, when not {@link AttemptKind#FIRST} (polls and queries). */
   private AttemptKind firstAttemptKind;
 
@@ -270,7 +274,7 @@ public final class Operation {
     try {
       OutcomeQueryPolicy query = outcomeQuery;
       if (query != null) {
-        return OutcomeQueryStep.execute(client, query, this, this::executeAttempts);
+        return newQueryLoop(query).execute(this::executeAttempts);
       }
       return executeAttempts();
     } catch (IOException e) {
@@ -322,7 +326,11 @@ public final class Operation {
    * scheduler thread, so dependent stages cannot stall other operations' retries. As with OkHttp
    * callbacks, run blocking work with {@code thenApplyAsync(fn, yourExecutor)}. Cancelling the future (or
    * {@link #cancel()}) cancels the in-flight attempt and any scheduled retry: nothing is sent after
-   * cancellation, and the response of a cancelled attempt is closed.
+   * cancellation, and the response of a cancelled attempt is closed. Completing it in any other way
+   * ({@code orTimeout}, {@code completeExceptionally}, {@code complete}) cancels the operation too,
+   * its outcome query and re-sends included. Cancel the future this method returned: a future
+   * derived from it ({@code thenApply}, {@code whenComplete}, ...) is another future, and
+   * cancelling that one does not reach the operation.
    *
    * <p>Waits use the scheduler's real clock; the client's {@link TimeSource} still measures the
    * deadline.
@@ -338,12 +346,14 @@ public final class Operation {
     }
     Instant started = client.timeSource().now();
     CompletableFuture<Response> run = query != null
-        ? OutcomeQueryStep.executeAsync(client, query, this, this::executeAttemptsAsync)
+        ? newQueryLoop(query).executeAsync(this::executeAttemptsAsync)
         : executeAttemptsAsync();
-    CompletableFuture<Response> out = new CompletableFuture<>();
+    // Completing the returned future from outside (cancel, orTimeout, complete...) cancels the
+    // operation, its outcome query and its re-sends, as executeAsync()'s own future does.
+    OperationFuture out = new OperationFuture(this::cancel);
     run.whenComplete((r, e) -> {
       if (e == null) {
-        if (!out.complete(r)) {
+        if (!out.completeFromOperation(r)) {
           r.close();
         }
         return;
@@ -353,13 +363,7 @@ public final class Operation {
       if (exit != null && cause instanceof IOException io) {
         cause = OutboxExit.park(client, exit, this, started, io);
       }
-      out.completeExceptionally(cause);
-    });
-    // Cancelling the returned future cancels the operation, as executeAsync()'s own future does.
-    out.whenComplete((r, e) -> {
-      if (out.isCancelled()) {
-        cancel();
-      }
+      out.failFromOperation(cause);
     });
     return out;
   }
@@ -396,11 +400,11 @@ public final class Operation {
     // The flag first, then the context: begin() publishes the context, then reads the flag, so one
     // of the two always sees the other and no attempt starts after cancel() returned.
     cancelRequested = true;
-    AsyncOperationWaiter w = waiter;
+    PollLoop w = waiter;
     if (w != null) {
       w.cancel();
     }
-    OutcomeQueryStep q = queryStep;
+    QueryLoop q = queryStep;
     if (q != null) {
       q.cancel();
     }
@@ -408,11 +412,10 @@ public final class Operation {
     if (op == null) {
       return;
     }
-    if (op.isEnded()) {
-      // The caller may be reading the returned response's body: leave its call alone.
+    if (!op.cancel()) {
+      // Its response was returned: the caller may be reading the body, so its call is left alone.
       return;
     }
-    op.cancel();
     Call call = syncCall;
     if (call != null) {
       call.cancel();
@@ -454,10 +457,10 @@ public final class Operation {
    * @throws IllegalStateException when called a second time
    */
   public Response awaitCompletion(AsyncOperationPolicy policy) throws IOException {
-    AsyncOperationWaiter w = newWaiter(policy);
+    PollLoop w = newWaiter(policy);
     Instant started = client.timeSource().now();
     try {
-      return w.submitAndWait(this, started);
+      return w.submitAndWait(this, deadline, started);
     } catch (IOException e) {
       // The submit's own failures were parked by execute(); the wait's carry a resume token.
       Outbox exit = outbox;
@@ -477,10 +480,10 @@ public final class Operation {
    * @throws IllegalStateException when called a second time
    */
   public CompletableFuture<Response> awaitCompletionAsync(AsyncOperationPolicy policy) {
-    AsyncOperationWaiter w = newWaiter(policy);
+    PollLoop w = newWaiter(policy);
     Instant started = client.timeSource().now();
     Outbox exit = outbox;
-    CompletableFuture<Response> f = w.submitAndWaitAsync(this, started);
+    CompletableFuture<Response> f = w.submitAndWaitAsync(this, deadline, started);
     if (exit != null) {
       f.whenComplete((r, e) -> {
         Throwable cause = e instanceof java.util.concurrent.CompletionException
@@ -493,10 +496,10 @@ public final class Operation {
     return f;
   }
 
-  AsyncOperationWaiter newWaiter(AsyncOperationPolicy policy) {
+  PollLoop newWaiter(AsyncOperationPolicy policy) {
     Objects.requireNonNull(policy, "policy");
     checkNotExecuted();
-    AsyncOperationWaiter w = new AsyncOperationWaiter(client, policy);
+    PollLoop w = new PollLoop(client, policy);
     waiter = w;
     if (cancelRequested) {
       w.cancel();
@@ -504,11 +507,18 @@ public final class Operation {
     return w;
   }
 
-  void queryStep(OutcomeQueryStep step) {
-    this.queryStep = step;
+  private QueryLoop newQueryLoop(OutcomeQueryPolicy policy) {
+    QueryLoop q = new QueryLoop(client, policy, this, deadline, Operation::markFoundByQuery);
+    this.queryStep = q;
     if (cancelRequested) {
-      step.cancel();
+      q.cancel();
     }
+    return q;
+  }
+
+  private static Response markFoundByQuery(Response r) {
+    return r.newBuilder().request(r.request().newBuilder()
+        .tag(OutcomeQuery.FoundByQuery.class, OutcomeQuery.FoundByQuery.INSTANCE).build()).build();
   }
 
   /** This operation's own deadline, or {@code null} for the retry policy's. */
@@ -516,15 +526,24 @@ public final class Operation {
     return deadline;
   }
 
-  /** Reports the first attempt as {@code kind} (a poll or a query) instead of {@link AttemptKind#FIRST}. */
-  void firstAttemptKind(AttemptKind kind) {
-    this.firstAttemptKind = kind;
+  /**
+   * A new operation that the SDK runs on its own, its first attempt reported as {@code kind}
+   * (a poll, a query, a re-send): the client's {@link io.github.resilienthttp.internal.engine.OperationFactory}.
+   */
+  static Operation create(ClientRuntime client, Request request, AttemptKind kind) {
+    Operation op = new Operation(client, request);
+    if (kind != AttemptKind.FIRST) {
+      op.firstAttemptKind = kind;
+    }
+    return op;
   }
 
   /** The hedging policy that applies to this operation, or {@code null} when it is not hedged. */
   private HedgingPolicy hedgingFor(OperationContext op) {
     HedgingPolicy policy = hedgingSet ? hedging : client.hedgingPolicy();
-    return policy != null && policy.hedges(request.method(), op.spec.keySent()) ? policy : null;
+    // A body that may be sent only once is never sent by two copies at the same time.
+    return policy != null && policy.hedges(request.method(), op.spec.keySent())
+        && !RetryLoop.sentOnce(request, client.retryPolicy()) ? policy : null;
   }
 
   /** A blocking hedged operation: the hedging driver runs on OkHttp's threads; this one waits. */
@@ -571,7 +590,7 @@ public final class Operation {
     }
     OperationContext op = OperationContext.create(client, request, key, keySent, deadline, false);
     if (firstAttemptKind != null) {
-      op.firstAttemptKind = firstAttemptKind;
+      op.firstAttemptKind(firstAttemptKind);
     }
     context = op;
     if (cancelRequested) {

@@ -1,6 +1,7 @@
 package io.github.resilienthttp;
 
 import io.github.resilienthttp.internal.engine.ClientRuntime;
+import io.github.resilienthttp.internal.outbox.OutboxExit;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;

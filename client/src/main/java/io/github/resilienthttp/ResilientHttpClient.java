@@ -4,6 +4,7 @@ import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilienthttp.internal.async.PollLoop;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
 import io.github.resilienthttp.internal.guard.BulkheadGate;
 import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
@@ -72,7 +73,7 @@ public final class ResilientHttpClient {
         b.idempotencyKeyPolicy, b.timeSource, b.random,
         b.retryBudget != null ? b.retryBudget : RetryBudget.tokenBucket(), circuitBreakers,
         b.bulkheadConfig == null ? null : new BulkheadGate(b.bulkheadName, b.bulkheadConfig),
-        listenerList, b.replayHeader, b.scheduler, b.hedgingPolicy);
+        listenerList, b.replayHeader, b.scheduler, b.hedgingPolicy, Operation::create);
   }
 
   /**
@@ -135,8 +136,8 @@ public final class ResilientHttpClient {
    */
   public okhttp3.Response resume(ResumeToken token, AsyncOperationPolicy policy) throws java.io.IOException {
     checkAccepted(token);
-    AsyncOperationWaiter.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
-    return new AsyncOperationWaiter(runtime, policy).resumeWait(token);
+    PollLoop.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
+    return new PollLoop(runtime, policy).resumeWait(token);
   }
 
   /**
@@ -160,8 +161,8 @@ public final class ResilientHttpClient {
       return resume(token, policy);
     }
     Operation op = resubmission(token, request);
-    AsyncOperationWaiter.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
-    return op.newWaiter(policy).submitAndWait(op, token.keyCreatedAt());
+    PollLoop.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
+    return op.newWaiter(policy).submitAndWait(op, op.deadlineOrNull(), token.keyCreatedAt());
   }
 
   /**
@@ -176,11 +177,11 @@ public final class ResilientHttpClient {
       AsyncOperationPolicy policy) {
     checkAccepted(token);
     try {
-      AsyncOperationWaiter.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
+      PollLoop.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
     } catch (KeyRetentionExceededException e) {
       return java.util.concurrent.CompletableFuture.failedFuture(e);
     }
-    return new AsyncOperationWaiter(runtime, policy).resumeWaitAsync(token);
+    return new PollLoop(runtime, policy).resumeWaitAsync(token);
   }
 
   /**
@@ -199,11 +200,11 @@ public final class ResilientHttpClient {
     }
     Operation op = resubmission(token, request);
     try {
-      AsyncOperationWaiter.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
+      PollLoop.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
     } catch (KeyRetentionExceededException e) {
       return java.util.concurrent.CompletableFuture.failedFuture(e);
     }
-    return op.newWaiter(policy).submitAndWaitAsync(op, token.keyCreatedAt());
+    return op.newWaiter(policy).submitAndWaitAsync(op, op.deadlineOrNull(), token.keyCreatedAt());
   }
 
   /**
@@ -252,7 +253,7 @@ public final class ResilientHttpClient {
         "the server gave no cancel URL for " + token + " (no Link rel=\"cancel\" or cancelUrl field"
             + " the cancelLocator finds): nothing was sent. Cancelling the wait only stops polling;"
             + " the server's job goes on"));
-    if (!policy.allowOtherOrigins() && !AsyncOperationWaiter.sameOrigin(cancel, token.url())) {
+    if (!policy.allowOtherOrigins() && !PollLoop.sameOrigin(cancel, token.url())) {
       throw new PollFailedException("the server's cancel URL is on another origin ("
           + cancel.scheme() + "://" + cancel.host() + ":" + cancel.port() + "); nothing was sent;"
           + " allowOtherOrigins(true) to follow it", token, 0, "other-origin", -1, null);

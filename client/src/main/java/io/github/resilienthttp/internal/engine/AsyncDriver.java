@@ -56,7 +56,9 @@ public final class AsyncDriver implements Callback {
    * a scheduled retry or a bulkhead wait is cut short, and the step that wakes ends the operation.
    */
   public void cancel() {
-    op.cancel();
+    if (!op.cancel()) {
+      return; // its response was returned: the caller may be reading the body
+    }
     future.cancelFromOperation();
     try {
       Call c = call;
@@ -219,6 +221,12 @@ public final class AsyncDriver implements Callback {
   }
 
   private void succeed(Response response) {
+    if (!op.claimReturn()) {
+      // A cancel came before the response was handed over: the operation ends as cancelled.
+      RetryLoop.closeQuietly(response);
+      fail(loop.canceledFailure(), Runnable::run);
+      return;
+    }
     if (!ended.compareAndSet(false, true)) {
       RetryLoop.closeQuietly(response);
       return;

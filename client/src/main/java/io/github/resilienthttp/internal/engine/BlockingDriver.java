@@ -48,6 +48,11 @@ public final class BlockingDriver {
     Response response;
     try {
       response = attemptUntilFinal(loop, attempts);
+      if (!loop.op.claimReturn()) {
+        // A cancel came before the response was handed over: the operation ends as cancelled.
+        RetryLoop.closeQuietly(response);
+        throw loop.canceledFailure();
+      }
     } catch (IOException | RuntimeException | Error e) {
       // No body will be read: the deadline's backstop can forget the operation.
       loop.op.endedWithoutResponse = true;

@@ -44,7 +44,10 @@ public final class ClientRuntime {
   private final DeadlineWatchdog deadlineWatchdog = new DeadlineWatchdog();
   private final KeyGenerator keyGenerator = new KeyGenerator();
   private final TargetLatencies latencies = new TargetLatencies();
+  private final java.util.concurrent.atomic.AtomicBoolean dispatcherQueueWarned =
+      new java.util.concurrent.atomic.AtomicBoolean();
   private final HedgingPolicy hedgingPolicy;
+  private final OperationFactory operations;
   private final boolean systemTime;
   /** Plain calls: every call is an operation, run by {@link RetryInterceptor}. */
   private final OkHttpClient forOperations;
@@ -69,7 +72,9 @@ public final class ClientRuntime {
       IdempotencyKeyPolicy idempotencyKeyPolicy, TimeSource timeSource, RandomGenerator random,
       RetryBudget retryBudget, TargetCircuitBreakers circuitBreakers, BulkheadGate bulkhead,
       List<OperationListener> listeners, String replayHeader,
-      ScheduledExecutorService userScheduler, HedgingPolicy hedgingPolicy) {
+      ScheduledExecutorService userScheduler, HedgingPolicy hedgingPolicy,
+      OperationFactory operations) {
+    this.operations = operations;
     this.hedgingPolicy = hedgingPolicy;
     this.wrapped = wrapped;
     this.retryPolicy = retryPolicy;
@@ -197,6 +202,31 @@ public final class ClientRuntime {
   }
 
   /** Recent attempt latencies per target, for percentile hedging delays. */
+  /**
+   * Says once per client, at WARN, that a hedge was not sent because OkHttp's dispatcher would
+   * have queued it: hedging then needs a higher {@code maxRequestsPerHost} (or {@code maxRequests}).
+   */
+  void warnDispatcherQueue() {
+    if (dispatcherQueueWarned.compareAndSet(false, true)) {
+      org.slf4j.LoggerFactory.getLogger(HedgingDriver.class).warn("a hedge was not sent: the"
+          + " wrapped client's dispatcher would have queued it (maxRequests {}, maxRequestsPerHost"
+          + " {}); raise them for hedging to help (said once per client)",
+          wrapped.dispatcher().getMaxRequests(), wrapped.dispatcher().getMaxRequestsPerHost());
+    }
+  }
+
+  /**
+   * A new operation of this client that the SDK runs on its own (a poll, a query, a re-send).
+   *
+   * @param request the request
+   * @param firstKind how its first attempt is reported
+   * @return the operation, not yet run
+   */
+  public io.github.resilienthttp.Operation newOperation(okhttp3.Request request,
+      io.github.resilienthttp.AttemptKind firstKind) {
+    return operations.create(this, request, firstKind);
+  }
+
   public TargetLatencies latencies() {
     return latencies;
   }

@@ -66,8 +66,12 @@ public final class OperationContext implements Supplier<String> {
    * / {@link AttemptKind#QUERY} for the GETs an asynchronous operation's waiter sends. Set once,
    * before the first attempt.
    */
-  public volatile AttemptKind firstAttemptKind = AttemptKind.FIRST;
-  private volatile boolean canceled;
+  private volatile AttemptKind firstAttemptKind = AttemptKind.FIRST;
+  /** {@link #RUNNING}, then {@link #CANCELED} or {@link #RETURNED}, whichever comes first. */
+  private volatile int outcome;
+  private static final int RUNNING = 0;
+  private static final int CANCELED = 1;
+  private static final int RETURNED = 2;
   private volatile CompletableFuture<Void> cancelSignal;
   /** The one OkHttp call of a plain call: cancelling it cancels the operation. */
   public volatile Call plainCall;
@@ -79,10 +83,12 @@ public final class OperationContext implements Supplier<String> {
   private volatile int networkRequests;
   private static final VarHandle ATTEMPTS;
   private static final VarHandle NETWORK_REQUESTS;
+  private static final VarHandle OUTCOME;
 
   static {
     try {
       MethodHandles.Lookup lookup = MethodHandles.lookup();
+      OUTCOME = lookup.findVarHandle(OperationContext.class, "outcome", int.class);
       ATTEMPTS = lookup.findVarHandle(OperationContext.class, "attempts", int.class);
       NETWORK_REQUESTS = lookup.findVarHandle(OperationContext.class, "networkRequests", int.class);
     } catch (ReflectiveOperationException e) {
@@ -219,12 +225,32 @@ public final class OperationContext implements Supplier<String> {
     return System.nanoTime() - spec.realDeadlineNanos() >= 0;
   }
 
-  public void cancel() {
-    canceled = true;
+  /**
+   * Cancels the operation, unless a response was already handed to the caller
+   * ({@link #claimReturn()}): a cancel and a return race for the operation, and exactly one wins.
+   *
+   * @return whether the operation is cancelled (now or before); {@code false} when its response
+   *     was returned, whose call must then be left alone (the caller may be reading its body)
+   */
+  public boolean cancel() {
+    if (!OUTCOME.compareAndSet(this, RUNNING, CANCELED) && outcome != CANCELED) {
+      return false;
+    }
     CompletableFuture<Void> signal = cancelSignal;
     if (signal != null) {
       signal.complete(null);
     }
+    return true;
+  }
+
+  /**
+   * Claims the operation for returning a response, just before a driver hands it to the caller.
+   *
+   * @return {@code false} when a cancel came first: the driver closes the response and the
+   *     operation ends as cancelled
+   */
+  boolean claimReturn() {
+    return OUTCOME.compareAndSet(this, RUNNING, RETURNED) || outcome == RETURNED;
   }
 
   /**
@@ -244,14 +270,26 @@ public final class OperationContext implements Supplier<String> {
       }
     }
     // Read after publishing the signal: a cancel() that saw no signal set the flag before.
-    if (canceled) {
+    if (outcome == CANCELED) {
       signal.complete(null);
     }
     return signal;
   }
 
   public boolean isCanceled() {
-    return canceled;
+    return outcome == CANCELED;
+  }
+
+  /**
+   * Reports the first attempt as {@code kind} ({@link AttemptKind#POLL}, {@link AttemptKind#QUERY},
+   * {@link AttemptKind#RETRY} for a re-send) instead of {@link AttemptKind#FIRST}; before it starts.
+   */
+  public void firstAttemptKind(AttemptKind kind) {
+    this.firstAttemptKind = kind;
+  }
+
+  AttemptKind firstAttemptKind() {
+    return firstAttemptKind;
   }
 
   /** Marks the operation as ended: from now on, cancelling it changes nothing. */

@@ -80,17 +80,28 @@ public final class RetryLoop {
   private String lastReason;
   private boolean lastSuccess;
   private boolean lastRetryable;
+  /** Whether operationStarted was reported. */
+  private boolean startReported;
 
   public RetryLoop(OperationContext op, Request request) {
     this.op = op;
     this.client = op.client;
     this.request = request;
-    RequestBody body = request.body();
     // A body above the policy's replay bound is sent once, like a one-shot body (RetryPolicy).
-    this.oneShot = body != null
-        && (body.isOneShot() || contentLength(body) > client.retryPolicy().maxReplayableBodyBytes());
+    this.oneShot = sentOnce(request, client.retryPolicy());
     this.target = client.circuitBreakers() == null
         ? null : client.circuitBreakers().forUrl(request.url());
+  }
+
+  /**
+   * Whether {@code request}'s body may be sent only once: one-shot ({@link RequestBody#isOneShot()})
+   * or above the policy's replay bound ({@link RetryPolicy#maxReplayableBodyBytes()}). Such a body
+   * is never sent twice at the same time either: its operation is not hedged.
+   */
+  public static boolean sentOnce(Request request, RetryPolicy policy) {
+    RequestBody body = request.body();
+    return body != null
+        && (body.isOneShot() || contentLength(body) > policy.maxReplayableBodyBytes());
   }
 
   private static long contentLength(RequestBody body) {
@@ -107,6 +118,11 @@ public final class RetryLoop {
    * @return the time left before the deadline, in nanoseconds
    */
   long beforeAttempt() throws IOException {
+    if (!startReported) {
+      // First, before anything may end the operation: operationEnded never comes without it.
+      startReported = true;
+      client.listeners().operationStarted(op);
+    }
     if (op.isCanceled()) {
       throw canceled(lastFailure);
     }
@@ -119,9 +135,6 @@ public final class RetryLoop {
           : "deadline passed before the next attempt", lastFailure);
     }
     int next = op.attempts() + 1;
-    if (next == 1) {
-      client.listeners().operationStarted(op);
-    }
     permits = new AttemptPermits(target, client.bulkheadGate());
     if (!permits.tryAcquireBreaker()) {
       client.listeners().circuitBreakerRejected(op, target.breaker().getName(), next);
@@ -206,7 +219,7 @@ public final class RetryLoop {
    */
   Attempt startAttempt(long remainingNanos) {
     retryTokenHeld = false; // the retry it paid for happens now
-    current = op.startAttempt(op.attempts() == 0 ? op.firstAttemptKind : AttemptKind.RETRY,
+    current = op.startAttempt(op.attempts() == 0 ? op.firstAttemptKind() : AttemptKind.RETRY,
         remainingNanos, permits);
     attempt = current.number();
     if (attempt == 1) {

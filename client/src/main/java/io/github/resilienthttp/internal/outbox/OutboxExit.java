@@ -1,5 +1,23 @@
-package io.github.resilienthttp;
+package io.github.resilienthttp.internal.outbox;
 
+import io.github.resilienthttp.AsyncOperationFailedException;
+import io.github.resilienthttp.AttemptOutcome;
+import io.github.resilienthttp.BulkheadFullException;
+import io.github.resilienthttp.CircuitBreakerOpenException;
+import io.github.resilienthttp.DeadlineExceededException;
+import io.github.resilienthttp.KeyRetentionExceededException;
+import io.github.resilienthttp.Operation;
+import io.github.resilienthttp.OperationFailure;
+import io.github.resilienthttp.OperationInfo;
+import io.github.resilienthttp.OperationInterruptedException;
+import io.github.resilienthttp.Outbox;
+import io.github.resilienthttp.OutboxEntry;
+import io.github.resilienthttp.OutcomeUnknownException;
+import io.github.resilienthttp.PollFailedException;
+import io.github.resilienthttp.ResumableFailure;
+import io.github.resilienthttp.ResumeToken;
+import io.github.resilienthttp.RetriesExhaustedException;
+import io.github.resilienthttp.RetryBudgetExhaustedException;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
 import java.io.IOException;
 import java.time.Instant;
@@ -11,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * ({@link Operation#parkIndefiniteOutcomes(Outbox)}), and says so: a listener event and a log line,
  * so that nothing is dropped silently. Not API.
  */
-final class OutboxExit {
+public final class OutboxExit {
   private static final Logger log = LoggerFactory.getLogger(OutboxExit.class);
 
   private OutboxExit() {}
@@ -21,7 +39,7 @@ final class OutboxExit {
    * that passes (budget, breaker, bulkhead, deadline, network). A definite failure (the server said
    * no, the asynchronous job failed, a cancel by the caller) is not parked.
    */
-  static boolean indefinite(IOException e) {
+  public static boolean indefinite(IOException e) {
     if (e instanceof AsyncOperationFailedException || e instanceof KeyRetentionExceededException) {
       return false;
     }
@@ -35,7 +53,7 @@ final class OutboxExit {
   }
 
   /** Parks {@code e}'s intent when it is indefinite; returns {@code e} to be thrown. */
-  static IOException park(ClientRuntime runtime, Outbox outbox, Operation op, Instant keyCreatedAt,
+  public static IOException park(ClientRuntime runtime, Outbox outbox, Operation op, Instant keyCreatedAt,
       IOException e) {
     if (!indefinite(e)) {
       return e;
