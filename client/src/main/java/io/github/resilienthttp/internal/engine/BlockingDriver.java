@@ -3,7 +3,6 @@ package io.github.resilienthttp.internal.engine;
 import io.github.resilienthttp.Operation;
 import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.TimeSource;
-import io.github.resilienthttp.internal.guard.BulkheadGate;
 import io.github.resilienthttp.internal.okhttp.RetryInterceptor;
 import java.io.IOException;
 import okhttp3.Request;
@@ -81,24 +80,7 @@ public final class BlockingDriver {
     while (true) {
       Response result;
       try {
-        long remaining = loop.beforeAttempt();
-        BulkheadGate bulkhead = client.bulkheadGate();
-        if (bulkhead != null) {
-          long waitStart = System.nanoTime();
-          long allowed = RetryLoop.bulkheadWaitNanos(remaining);
-          boolean admitted;
-          try {
-            admitted = loop.permits().acquireBulkhead(allowed, op::cancelSignal);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw loop.interrupted();
-          }
-          if (!admitted) {
-            throw loop.bulkheadRejected(System.nanoTime() - waitStart, bulkhead.cutByDeadline(allowed));
-          }
-          loop.checkNotCanceled();
-          remaining = op.remainingNanos();
-        }
+        long remaining = Admission.awaitBlocking(loop, loop.beforeAttempt());
         Attempt attempt = loop.startAttempt(remaining);
         Response response = null;
         IOException failure = null;

@@ -2,8 +2,6 @@ package io.github.resilienthttp.internal.engine;
 
 import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.HedgingPolicy;
-import io.github.resilienthttp.ResilientHttpException;
-import io.github.resilienthttp.internal.guard.BulkheadGate;
 import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -47,7 +45,7 @@ public final class HedgingDriver implements Callback {
   private int copies;
   private ScheduledFuture<?> hedgeTimer;
   private ScheduledFuture<?> deadlineTimer;
-  private CompletableFuture<Boolean> bulkheadWait;
+  private Admission bulkheadWait;
   /** The attempt whose answer won, once one did. */
   private Attempt winner;
 
@@ -98,46 +96,38 @@ public final class HedgingDriver implements Callback {
       return;
     }
     armDeadline(remaining);
-    BulkheadGate bulkhead = client.bulkheadGate();
-    if (bulkhead == null) {
+    Admission admission = Admission.begin(loop, remaining);
+    if (admission == null) {
       sendFirst(remaining);
       return;
     }
-    long waitStart = System.nanoTime();
-    long allowed = RetryLoop.bulkheadWaitNanos(remaining);
-    CompletableFuture<Boolean> wait = bulkhead.acquireAsync(allowed, client.scheduler());
-    if (wait.isDone()) {
-      admitted(wait, waitStart, allowed);
+    if (admission.isDone()) {
+      admitted(admission);
       return;
     }
-    bulkheadWait = wait;
-    wait.whenComplete((granted, error) -> {
+    bulkheadWait = admission;
+    admission.whenDone(() -> {
       synchronized (this) {
-        guarded(() -> admitted(wait, waitStart, allowed));
+        guarded(() -> admitted(admission));
       }
     });
   }
 
-  private void admitted(CompletableFuture<Boolean> wait, long waitStart, long allowed) {
+  private void admitted(Admission admission) {
     bulkheadWait = null;
     boolean granted;
     try {
-      granted = wait.join();
-    } catch (RuntimeException e) {
-      end(null, new ResilientHttpException("the scheduler rejected the bulkhead wait's timeout",
-          op.key(), op.spec.keySent(), op.attempts(), "scheduler-rejected", e.getCause()));
+      granted = admission.granted();
+    } catch (IOException e) {
+      end(null, e);
       return;
-    }
-    if (granted) {
-      loop.permits().bulkheadGranted();
     }
     if (ended) {
       loop.releasePermits();
       return;
     }
     if (!granted) {
-      end(null, loop.bulkheadRejected(System.nanoTime() - waitStart,
-          client.bulkheadGate().cutByDeadline(allowed)));
+      end(null, admission.refusal());
       return;
     }
     sendFirst(op.remainingNanos());
@@ -363,9 +353,9 @@ public final class HedgingDriver implements Callback {
     ended = true;
     cancelTimer(hedgeTimer);
     cancelTimer(deadlineTimer);
-    CompletableFuture<Boolean> wait = bulkheadWait;
-    if (wait != null && client.bulkheadGate() != null) {
-      client.bulkheadGate().giveUp(wait);
+    Admission wait = bulkheadWait;
+    if (wait != null) {
+      wait.giveUp();
     }
     if (copies == 0) {
       loop.releasePermits(); // the first attempt's, taken but never sent
