@@ -6,6 +6,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilienthttp.internal.async.PollLoop;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
+import io.github.resilienthttp.internal.engine.ClientSettings;
 import io.github.resilienthttp.internal.guard.BulkheadGate;
 import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
 import io.github.resilienthttp.internal.okhttp.OkHttpVersionCheck;
@@ -45,35 +46,14 @@ import okhttp3.Request;
  */
 public final class ResilientHttpClient {
   private final ClientRuntime runtime;
-  // The settings as given, for newBuilder(): the runtime holds what operations use.
-  private final CircuitBreakerRegistry circuitBreakerRegistry;
-  private final CircuitBreaker circuitBreaker;
-  private final BulkheadConfig bulkheadConfig;
-  private final String bulkheadName;
-  private final List<OperationListener> listenerList;
 
   private ResilientHttpClient(Builder b) {
-    this.circuitBreakerRegistry = b.circuitBreakerRegistry;
-    this.circuitBreaker = b.circuitBreaker;
-    TargetCircuitBreakers circuitBreakers;
-    if (b.circuitBreakerDisabled) {
-      circuitBreakers = null;
-    } else if (b.circuitBreaker != null) {
-      circuitBreakers = TargetCircuitBreakers.single(b.circuitBreaker);
-    } else if (b.sharedBreakers != null) {
-      circuitBreakers = b.sharedBreakers;
-    } else {
-      circuitBreakers = TargetCircuitBreakers.perTarget(b.circuitBreakerRegistry != null
-          ? b.circuitBreakerRegistry : CircuitBreakerRegistry.of(defaultCircuitBreakerConfig()));
-    }
-    this.bulkheadConfig = b.bulkheadConfig;
-    this.bulkheadName = b.bulkheadName;
-    this.listenerList = List.copyOf(b.listeners);
-    this.runtime = new ClientRuntime(b.okHttpClient, b.retryPolicy, b.classifier,
-        b.idempotencyKeyPolicy, b.timeSource, b.random,
-        b.retryBudget != null ? b.retryBudget : RetryBudget.tokenBucket(), circuitBreakers,
-        b.bulkheadConfig == null ? null : new BulkheadGate(b.bulkheadName, b.bulkheadConfig),
-        listenerList, b.replayHeader, b.scheduler, b.hedgingPolicy, Operation::create);
+    this.runtime = new ClientRuntime(new ClientSettings(b.okHttpClient, b.retryPolicy,
+        b.classifier, b.idempotencyKeyPolicy, b.timeSource, b.random,
+        b.retryBudget != null ? b.retryBudget : RetryBudget.tokenBucket(),
+        b.circuitBreakerRegistry, b.circuitBreaker, b.circuitBreakerDisabled, b.sharedBreakers,
+        b.bulkheadConfig, b.bulkheadName, b.listeners, b.replayHeader, b.scheduler,
+        b.hedgingPolicy), Operation::create);
   }
 
   /**
@@ -300,35 +280,26 @@ public final class ResilientHttpClient {
    * @return a builder with these settings
    */
   public Builder newBuilder() {
-    Builder b = new Builder(runtime.wrapped())
-        .retryPolicy(runtime.retryPolicy())
-        .classifier(runtime.classifier())
-        .idempotencyKeys(runtime.idempotencyKeyPolicy())
-        .timeSource(runtime.timeSource())
-        .random(runtime.random())
-        .retryBudget(runtime.retryBudget())
-        .replayHeader(runtime.replayHeader());
-    if (runtime.userScheduler() != null) {
-      b.scheduler(runtime.userScheduler());
+    ClientSettings s = runtime.settings();
+    Builder b = new Builder(s.wrapped());
+    b.retryPolicy = s.retryPolicy();
+    b.classifier = s.classifier();
+    b.idempotencyKeyPolicy = s.idempotencyKeyPolicy();
+    b.timeSource = s.timeSource();
+    b.random = s.random();
+    b.retryBudget = s.retryBudget();
+    b.replayHeader = s.replayHeader();
+    b.scheduler = s.scheduler();
+    b.hedgingPolicy = s.hedgingPolicy();
+    b.circuitBreakerRegistry = s.circuitBreakerRegistry();
+    b.circuitBreaker = s.circuitBreaker();
+    b.circuitBreakerDisabled = s.circuitBreakerDisabled();
+    if (!s.circuitBreakerDisabled() && s.circuitBreaker() == null) {
+      b.sharedBreakers = runtime.circuitBreakers(); // runtime state: shared, as the budget
     }
-    if (runtime.hedgingPolicy() != null) {
-      b.hedging(runtime.hedgingPolicy());
-    }
-    if (runtime.circuitBreakers() == null) {
-      b.noCircuitBreaker();
-    } else if (circuitBreaker != null) {
-      b.circuitBreaker(circuitBreaker);
-    } else {
-      if (circuitBreakerRegistry != null) {
-        b.circuitBreakerRegistry(circuitBreakerRegistry);
-      }
-      b.sharedBreakers = runtime.circuitBreakers();
-    }
-    if (bulkheadConfig != null) {
-      b.bulkhead(bulkheadConfig);
-      b.bulkheadName = bulkheadName;
-    }
-    listenerList.forEach(b::addListener);
+    b.bulkheadConfig = s.bulkheadConfig();
+    b.bulkheadName = s.bulkheadName();
+    b.listeners.addAll(s.listeners());
     return b;
   }
 

@@ -1,8 +1,9 @@
 package io.github.resilienthttp.internal.engine;
 
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilienthttp.HedgingPolicy;
 import io.github.resilienthttp.IdempotencyKeyPolicy;
-import io.github.resilienthttp.OperationListener;
+import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.ResponseClassifier;
 import io.github.resilienthttp.RetryBudget;
 import io.github.resilienthttp.RetryPolicy;
@@ -15,7 +16,6 @@ import io.github.resilienthttp.internal.okhttp.NetworkAttemptTracker;
 import io.github.resilienthttp.internal.okhttp.RetryInterceptor;
 import io.github.resilienthttp.internal.okhttp.WireListener;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -48,6 +48,7 @@ public final class ClientRuntime {
       new java.util.concurrent.atomic.AtomicBoolean();
   private final HedgingPolicy hedgingPolicy;
   private final OperationFactory operations;
+  private final ClientSettings settings;
   private final boolean systemTime;
   /** Plain calls: every call is an operation, run by {@link RetryInterceptor}. */
   private final OkHttpClient forOperations;
@@ -62,32 +63,28 @@ public final class ClientRuntime {
   private volatile ScheduledExecutorService defaultScheduler;
 
   /**
-   * Makes the runtime of one client.
+   * Makes the runtime of one client from its settings.
    *
-   * @param circuitBreakers the breakers, or {@code null} for none
-   * @param bulkhead the bulkhead gate, or {@code null} for none
-   * @param userScheduler the user's scheduler, or {@code null} for the default one
+   * @param settings what the builder was given
+   * @param operations makes the operations the SDK runs on its own (polls, queries, re-sends)
    */
-  public ClientRuntime(OkHttpClient wrapped, RetryPolicy retryPolicy, ResponseClassifier classifier,
-      IdempotencyKeyPolicy idempotencyKeyPolicy, TimeSource timeSource, RandomGenerator random,
-      RetryBudget retryBudget, TargetCircuitBreakers circuitBreakers, BulkheadGate bulkhead,
-      List<OperationListener> listeners, String replayHeader,
-      ScheduledExecutorService userScheduler, HedgingPolicy hedgingPolicy,
-      OperationFactory operations) {
+  public ClientRuntime(ClientSettings settings, OperationFactory operations) {
+    this.settings = settings;
     this.operations = operations;
-    this.hedgingPolicy = hedgingPolicy;
-    this.wrapped = wrapped;
-    this.retryPolicy = retryPolicy;
-    this.classifier = classifier;
-    this.idempotencyKeyPolicy = idempotencyKeyPolicy;
-    this.timeSource = timeSource;
-    this.random = random;
-    this.retryBudget = retryBudget;
-    this.circuitBreakers = circuitBreakers;
-    this.bulkhead = bulkhead;
-    this.listeners = new Listeners(listeners);
-    this.replayHeader = replayHeader;
-    this.userScheduler = userScheduler;
+    this.hedgingPolicy = settings.hedgingPolicy();
+    this.wrapped = settings.wrapped();
+    this.retryPolicy = settings.retryPolicy();
+    this.classifier = settings.classifier();
+    this.idempotencyKeyPolicy = settings.idempotencyKeyPolicy();
+    this.timeSource = settings.timeSource();
+    this.random = settings.random();
+    this.retryBudget = settings.retryBudget();
+    this.circuitBreakers = breakersOf(settings);
+    this.bulkhead = settings.bulkheadConfig() == null
+        ? null : new BulkheadGate(settings.bulkheadName(), settings.bulkheadConfig());
+    this.listeners = new Listeners(settings.listeners());
+    this.replayHeader = settings.replayHeader();
+    this.userScheduler = settings.scheduler();
     this.systemTime = timeSource instanceof SystemTimeSource;
     // What every SDK client shares: the watchdog's listener, the network tracker, and OkHttp's
     // silent retries off (RetryInterceptor restores them for pass-through calls), set once on the
@@ -106,6 +103,25 @@ public final class ClientRuntime {
     this.forShrunkAttempts = shrunk.build();
     this.attemptTimeoutSet = retryPolicy.attemptTimeout().isPresent();
     this.longestTimeoutNanos = longestTimeoutNanos(wrapped);
+  }
+
+  /** The breakers the settings ask for: none, one for every target, or one per target. */
+  private static TargetCircuitBreakers breakersOf(ClientSettings s) {
+    if (s.circuitBreakerDisabled()) {
+      return null;
+    } else if (s.circuitBreaker() != null) {
+      return TargetCircuitBreakers.single(s.circuitBreaker());
+    } else if (s.sharedBreakers() != null) {
+      return s.sharedBreakers();
+    }
+    return TargetCircuitBreakers.perTarget(s.circuitBreakerRegistry() != null
+        ? s.circuitBreakerRegistry()
+        : CircuitBreakerRegistry.of(ResilientHttpClient.defaultCircuitBreakerConfig()));
+  }
+
+  /** What the client's builder was given: {@code newBuilder()} reads it back. */
+  public ClientSettings settings() {
+    return settings;
   }
 
   /**
