@@ -1,22 +1,19 @@
 package io.github.resilienthttp;
 
 import io.github.resilienthttp.internal.async.PollLoop;
-import io.github.resilienthttp.internal.engine.AsyncDriver;
-import io.github.resilienthttp.internal.engine.Attempt;
-import io.github.resilienthttp.internal.engine.BlockingDriver;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
-import io.github.resilienthttp.internal.engine.HedgingDriver;
+import io.github.resilienthttp.internal.engine.KeyDecision;
 import io.github.resilienthttp.internal.engine.OperationContext;
 import io.github.resilienthttp.internal.engine.OperationFuture;
-import io.github.resilienthttp.internal.engine.RetryLoop;
+import io.github.resilienthttp.internal.engine.Run;
 import io.github.resilienthttp.internal.outbox.OutboxExit;
 import io.github.resilienthttp.internal.query.QueryLoop;
+import io.github.resilienthttp.internal.util.Floors;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import okhttp3.Call;
 import okhttp3.Request;
 import okhttp3.Response;
 
@@ -27,7 +24,8 @@ import okhttp3.Response;
  *
  * <p>Create one with {@link ResilientHttpClient#operation(Request)}, optionally adjust it, then
  * {@link #execute()} it once. The key is readable at any time with {@link #idempotencyKey()} and is
- * the same before, during and after execution (it is made on first use, so an operation whose key is
+ * the same before, during and after execution (it is made on first use, so an operation whose key
+ * is
  * neither sent nor read costs no random UUID); store it before executing if you may need to resume
  * the intent after a crash.
  *
@@ -44,9 +42,8 @@ public final class Operation {
   private Boolean sendKey;
   private Duration deadline;
   private volatile OperationContext context;
-  private volatile Call syncCall;
-  private volatile AsyncDriver asyncOperation;
-  private volatile HedgingDriver hedgingDriver;
+  /** The run of the attempts, once begun: {@link #cancel()} reaches it. */
+  private volatile Run run;
   /** This operation's hedging, when {@link #hedgingSet}; otherwise the client's. */
   private HedgingPolicy hedging;
   private boolean hedgingSet;
@@ -80,7 +77,8 @@ public final class Operation {
    *
    * @param key 1 to 255 visible ASCII characters (0x21..0x7E)
    * @return this operation
-   * @throws IllegalArgumentException when the key breaks that rule, or the request already carries a
+   * @throws IllegalArgumentException when the key breaks that rule, or the request already carries
+   * a
    *     different key in its key header
    * @throws IllegalStateException after {@link #execute()}
    */
@@ -131,7 +129,8 @@ public final class Operation {
   }
 
   /**
-   * Parks this operation's intent in {@code outbox} when it ends without a definite outcome (outcome
+   * Parks this operation's intent in {@code outbox} when it ends without a definite outcome
+   * (outcome
    * unknown, retry budget, circuit breaker, bulkhead, deadline, retries exhausted, a wait that
    * stopped; not a definite failure or a cancel): its {@link ResumeToken} is stored for an
    * {@link OutboxResumer} to resume later with the same key, a listener event
@@ -150,9 +149,12 @@ public final class Operation {
 
   /**
    * Settles an unknown outcome by asking, for a downstream without idempotency keys: when this
-   * operation would end with {@link OutcomeUnknownException}, {@code policy}'s query runs (after its
-   * grace delay, inside the deadline) and its answer decides: found, the query's response is returned
-   * ({@link OutcomeQuery#foundByQuery(Response)}); not found, the request is sent again; cannot tell,
+   * operation would end with {@link OutcomeUnknownException}, {@code policy}'s query runs (after
+   * its
+   * grace delay, inside the deadline) and its answer decides: found, the query's response is
+   * returned
+   * ({@link OutcomeQuery#foundByQuery(Response)}); not found, the request is sent again; cannot
+   * tell,
    * the exception as before. See {@link OutcomeQueryPolicy}, and the race it cannot close.
    *
    * @param policy the query policy, or {@code null} for none
@@ -263,7 +265,8 @@ public final class Operation {
    *     the server
    * @throws DeadlineExceededException when the deadline passed, or the next retry could not start
    *     before it
-   * @throws OperationInterruptedException when the calling thread was interrupted (its interrupt flag
+   * @throws OperationInterruptedException when the calling thread was interrupted (its interrupt
+   * flag
    *     stays set)
    * @throws ResilientHttpException for a permanent failure (e.g. an untrusted certificate)
    * @throws IllegalStateException when called a second time
@@ -283,48 +286,25 @@ public final class Operation {
   }
 
   private Response executeAttempts() throws IOException {
-    OperationContext op = begin();
-    HedgingPolicy policy = hedgingFor(op);
-    if (policy != null) {
-      return awaitHedged(op, policy);
-    }
-    // The key is stamped once, before the first attempt: every attempt carries the same key.
-    RetryLoop loop = new RetryLoop(op, op.stamp(request));
-    return BlockingDriver.run(loop, new BlockingDriver.Attempts() {
-      private Call last;
-
-      @Override
-      public Response send(Attempt attempt, Request request) throws IOException {
-        // Each attempt is its own OkHttp call, carrying the attempt as a call tag.
-        Call call = op.newAttemptCall(attempt, request);
-        last = call;
-        syncCall = call;
-        if (op.isCanceled()) {
-          call.cancel();
-        }
-        return call.execute();
-      }
-
-      @Override
-      public boolean lastCanceled() {
-        return last != null && last.isCanceled();
-      }
-    });
+    return begin().execute();
   }
 
   /**
    * Runs the operation without holding a thread while it waits: attempts go through OkHttp's
-   * {@link Call#enqueue}, and waits between attempts are scheduled on the client's
+   * {@link okhttp3.Call#enqueue}, and waits between attempts are scheduled on the client's
    * {@link ResilientHttpClient.Builder#scheduler scheduler}. Same semantics as {@link #execute()}:
    * same key on every attempt, classifier, deadline, budget, breaker, bulkhead (an attempt waiting
    * for a permit holds no thread either) and listener events; the exceptions {@code execute()}
    * throws complete the future exceptionally.
    *
-   * <p>The future completes on a thread of the wrapped client's {@link okhttp3.Dispatcher} executor:
-   * the OkHttp callback thread of the last attempt (as OkHttp's own {@link okhttp3.Callback} would),
+   * <p>The future completes on a thread of the wrapped client's {@link okhttp3.Dispatcher}
+   * executor:
+   * the OkHttp callback thread of the last attempt (as OkHttp's own {@link okhttp3.Callback}
+   * would),
    * or, for an operation rejected before an attempt, a task on that executor; never on the SDK's
    * scheduler thread, so dependent stages cannot stall other operations' retries. As with OkHttp
-   * callbacks, run blocking work with {@code thenApplyAsync(fn, yourExecutor)}. Cancelling the future (or
+   * callbacks, run blocking work with {@code thenApplyAsync(fn, yourExecutor)}. Cancelling the
+   * future (or
    * {@link #cancel()}) cancels the in-flight attempt and any scheduled retry: nothing is sent after
    * cancellation, and the response of a cancelled attempt is closed. Completing it in any other way
    * ({@code orTimeout}, {@code completeExceptionally}, {@code complete}) cancels the operation too,
@@ -358,8 +338,7 @@ public final class Operation {
         }
         return;
       }
-      Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
-          ? e.getCause() : e;
+      Throwable cause = Floors.unwrap(e);
       if (exit != null && cause instanceof IOException io) {
         cause = OutboxExit.park(client, exit, this, started, io);
       }
@@ -369,26 +348,17 @@ public final class Operation {
   }
 
   private CompletableFuture<Response> executeAttemptsAsync() {
-    OperationContext op = begin();
-    HedgingPolicy policy = hedgingFor(op);
-    if (policy != null) {
-      HedgingDriver hedged = new HedgingDriver(op, op.stamp(request), policy);
-      hedgingDriver = hedged;
-      if (cancelRequested) {
-        hedged.cancel();
-      }
-      return hedged.start();
-    }
-    AsyncDriver async = new AsyncDriver(op, op.stamp(request));
-    asyncOperation = async;
-    return async.start();
+    return begin().executeAsync();
   }
 
   /**
-   * Cancels the operation: the in-flight attempt's call is cancelled, no further attempt starts, and
-   * an async operation's future completes as cancelled at once. A blocking {@link #execute()} that is
+   * Cancels the operation: the in-flight attempt's call is cancelled, no further attempt starts,
+   * and
+   * an async operation's future completes as cancelled at once. A blocking {@link #execute()} that
+   * is
    * waiting between attempts, or for a bulkhead permit, wakes at once (with the system
-   * {@link TimeSource}, or one that implements {@link TimeSource#sleep(Duration, java.util.concurrent.Future)})
+   * {@link TimeSource}, or one that implements {@link TimeSource#sleep(Duration,
+   * java.util.concurrent.Future)})
    * and throws {@link ResilientHttpException} with reason {@code canceled}. Cancelling before
    * {@code execute()} or {@code executeAsync()} makes it end that way without sending anything.
    * Has no effect on an operation that has already ended (a returned response's body stays
@@ -408,49 +378,39 @@ public final class Operation {
     if (q != null) {
       q.cancel();
     }
-    OperationContext op = context;
-    if (op == null) {
-      return;
-    }
-    if (!op.cancel()) {
-      // Its response was returned: the caller may be reading the body, so its call is left alone.
-      return;
-    }
-    Call call = syncCall;
-    if (call != null) {
-      call.cancel();
-    }
-    AsyncDriver async = asyncOperation;
-    if (async != null) {
-      async.cancel();
-    }
-    HedgingDriver hedged = hedgingDriver;
-    if (hedged != null) {
-      hedged.cancel();
+    Run r = run;
+    if (r != null) {
+      r.cancel();
     }
   }
 
   /**
-   * Runs the operation and, when the server accepts it for later ({@code 202 Accepted}), waits for it
+   * Runs the operation and, when the server accepts it for later ({@code 202 Accepted}), waits for
+   * it
    * to finish: finds its status resource ({@link AsyncOperationPolicy#statusLocator()}), polls it
    * until the {@link AsyncOperationPolicy#statusContract() status contract} reads a terminal state,
-   * and returns the final result (a GET of its location, or the terminal status response). A response
+   * and returns the final result (a GET of its location, or the terminal status response). A
+   * response
    * other than {@code 202} is returned as {@link #execute()} would.
    *
    * <p>One deadline covers the submit, every poll and the result fetch
-   * ({@link AsyncOperationPolicy#deadline()}, or this operation's); each poll's attempt timeouts shrink
+   * ({@link AsyncOperationPolicy#deadline()}, or this operation's); each poll's attempt timeouts
+   * shrink
    * to the time left. {@code Retry-After} is honoured on the {@code 202} and on every poll, never
    * early. Each poll is an ordinary GET (classified, retried on transient failure such as a
-   * {@code 503}, bounded by the budget and the breaker), reported with {@link AttemptKind#POLL}; the
+   * {@code 503}, bounded by the budget and the breaker), reported with {@link AttemptKind#POLL};
+   * the
    * submit is never re-sent once accepted. {@link #cancel()} stops polling; it does not cancel the
-   * server's job ({@link ResilientHttpClient#cancelOnServer(ResumeToken)} does, when the server gave a
+   * server's job ({@link ResilientHttpClient#cancelOnServer(ResumeToken)} does, when the server
+   * gave a
    * cancel URL).
    *
    * @param policy how to wait
    * @return the final result, which the caller must close
    * @throws AsyncOperationFailedException when the operation failed or was cancelled on the server
    * @throws AsyncOperationDeadlineExceededException when the deadline passed while waiting
-   * @throws PollFailedException when polling stopped without an answer (reason {@code canceled} after
+   * @throws PollFailedException when polling stopped without an answer (reason {@code canceled}
+   * after
    *     {@link #cancel()})
    * @throws AsyncOperationInterruptedException when the waiting thread was interrupted
    * @throws IOException what {@link #execute()} throws, for the submit
@@ -486,8 +446,7 @@ public final class Operation {
     CompletableFuture<Response> f = w.submitAndWaitAsync(this, deadline, started);
     if (exit != null) {
       f.whenComplete((r, e) -> {
-        Throwable cause = e instanceof java.util.concurrent.CompletionException
-            && e.getCause() != null ? e.getCause() : e;
+        Throwable cause = Floors.unwrap(e);
         if (cause instanceof ResumableFailure && cause instanceof IOException io) {
           OutboxExit.park(client, exit, this, started, io);
         }
@@ -528,7 +487,8 @@ public final class Operation {
 
   /**
    * A new operation that the SDK runs on its own, its first attempt reported as {@code kind}
-   * (a poll, a query, a re-send): the client's {@link io.github.resilienthttp.internal.engine.OperationFactory}.
+   * (a poll, a query, a re-send): the client's {@link
+   * io.github.resilienthttp.internal.engine.OperationFactory}.
    */
   static Operation create(ClientRuntime client, Request request, AttemptKind kind) {
     Operation op = new Operation(client, request);
@@ -538,47 +498,8 @@ public final class Operation {
     return op;
   }
 
-  /** The hedging policy that applies to this operation, or {@code null} when it is not hedged. */
-  private HedgingPolicy hedgingFor(OperationContext op) {
-    HedgingPolicy policy = hedgingSet ? hedging : client.hedgingPolicy();
-    // A body that may be sent only once is never sent by two copies at the same time.
-    return policy != null && policy.hedges(request.method(), op.spec.keySent())
-        && !RetryLoop.sentOnce(request, client.retryPolicy()) ? policy : null;
-  }
-
-  /** A blocking hedged operation: the hedging driver runs on OkHttp's threads; this one waits. */
-  private Response awaitHedged(OperationContext op, HedgingPolicy policy) throws IOException {
-    HedgingDriver hedged = new HedgingDriver(op, op.stamp(request), policy);
-    hedgingDriver = hedged;
-    if (cancelRequested) {
-      hedged.cancel();
-    }
-    CompletableFuture<Response> future = hedged.start();
-    try {
-      return future.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      hedged.cancel();
-      // The copies in flight may have reached the server; a hedged operation is idempotent, so the
-      // same key (or method) may be retried safely.
-      throw new OperationInterruptedException(op.key(), op.spec.keySent(), op.attempts(), null);
-    } catch (java.util.concurrent.CancellationException e) {
-      throw new ResilientHttpException("operation canceled", op.key(), op.spec.keySent(), op.attempts(),
-          "canceled", null);
-    } catch (java.util.concurrent.ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof IOException io) {
-        throw io;
-      } else if (cause instanceof RuntimeException re) {
-        throw re;
-      } else if (cause instanceof Error err) {
-        throw err;
-      }
-      throw new IOException(cause);
-    }
-  }
-
-  private synchronized OperationContext begin() {
+  /** Starts the run: once; the key decided, the context made, a cancel already asked applied. */
+  private synchronized Run begin() {
     if (executed) {
       throw new IllegalStateException("an Operation runs once; create a new one with"
           + " client.operation(request), or resume an intent with .idempotencyKey(key)");
@@ -592,21 +513,22 @@ public final class Operation {
     if (firstAttemptKind != null) {
       op.firstAttemptKind(firstAttemptKind);
     }
+    HedgingPolicy policy = hedgingSet ? hedging : client.hedgingPolicy();
+    Run r = new Run(op, request, Run.hedges(policy, request, keySent, client) ? policy : null);
     context = op;
+    run = r;
+    // The flag first in cancel(), then the run here: one of the two always sees the other, so no
+    // attempt starts after cancel() returned.
     if (cancelRequested) {
-      op.cancel();
+      r.cancel();
     }
-    return op;
+    return r;
   }
 
   private boolean decideKeySent() {
-    if (request.header(client.idempotencyKeyPolicy().headerName()) != null) {
-      return true;
-    }
-    if (sendKey != null) {
-      return sendKey;
-    }
-    return keyFromCaller || client.idempotencyKeyPolicy().sendsKeyFor(request.method());
+    IdempotencyKeyPolicy policy = client.idempotencyKeyPolicy();
+    return KeyDecision.keySent(request.header(policy.headerName()) != null, sendKey, keyFromCaller,
+        policy, request.method());
   }
 
   private void checkNotExecuted() {

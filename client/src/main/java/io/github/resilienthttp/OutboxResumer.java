@@ -1,6 +1,7 @@
 package io.github.resilienthttp;
 
 import io.github.resilienthttp.internal.engine.ClientRuntime;
+import io.github.resilienthttp.internal.engine.KeyDecision;
 import io.github.resilienthttp.internal.outbox.OutboxExit;
 import java.io.IOException;
 import java.time.Duration;
@@ -13,15 +14,20 @@ import okhttp3.Response;
 
 /**
  * Drains an {@link Outbox}: resumes each due intent with its own key
- * ({@link ResilientHttpClient#resume(ResumeToken, Request, AsyncOperationPolicy)}: an accepted one is
- * waited for, another re-submitted with the same key), bounded (at most {@link Builder#batchSize} per
- * {@link #drainOnce()}, at most {@link Builder#maxTries} tries per intent, {@link Builder#retryDelay}
- * between tries) and observable (a {@link OperationListener#parkedOperationTried} event per try and a
+ * ({@link ResilientHttpClient#resume(ResumeToken, Request, AsyncOperationPolicy)}: an accepted one
+ * is
+ * waited for, another re-submitted with the same key), bounded (at most {@link Builder#batchSize}
+ * per
+ * {@link #drainOnce()}, at most {@link Builder#maxTries} tries per intent, {@link
+ * Builder#retryDelay}
+ * between tries) and observable (a {@link OperationListener#parkedOperationTried} event per try
+ * and a
  * {@link Report} per drain). Call {@link #drainOnce()} from your own scheduler (a
  * {@code ScheduledExecutorService}, a cron job at start-up): the resumer owns no thread. Blocking;
  * one drain at a time per resumer (synchronized).
  *
- * <p>The token holds no body: {@link Builder#requestFor} rebuilds the original request from your own
+ * <p>The token holds no body: {@link Builder#requestFor} rebuilds the original request from your
+ * own
  * records (the business row the intent belongs to), for intents that must be re-submitted.
  */
 public final class OutboxResumer {
@@ -93,9 +99,7 @@ public final class OutboxResumer {
         default -> abandoned++;
       }
       ResumeToken t = entry.token();
-      OperationInfo info = new OperationInfo(t.idempotencyKey(), t.idempotencyKeySent(),
-          t.idempotencyKeySent() || AttemptOutcome.isIdempotentMethod(t.method()), t.method(),
-          t.url().host());
+      OperationInfo info = KeyDecision.info(t);
       runtime.listeners().send("parkedOperationTried",
           l -> l.parkedOperationTried(info, entry, outcome));
     }
@@ -166,7 +170,8 @@ public final class OutboxResumer {
     }
 
     /**
-     * Rebuilds the original request (with its body) of an intent to re-submit; {@code null} abandons
+     * Rebuilds the original request (with its body) of an intent to re-submit; {@code null}
+     * abandons
      * it. Default: always {@code null} (only accepted intents are resumed).
      *
      * @param requestFor the request for a token

@@ -1,11 +1,13 @@
 package io.github.resilienthttp.internal.async;
 
+import static io.github.resilienthttp.internal.util.Floors.MIN_ATTEMPT_NANOS;
+import static io.github.resilienthttp.internal.util.Floors.unwrap;
+
 import io.github.resilienthttp.AsyncOperationDeadlineExceededException;
 import io.github.resilienthttp.AsyncOperationFailedException;
 import io.github.resilienthttp.AsyncOperationInterruptedException;
 import io.github.resilienthttp.AsyncOperationPolicy;
 import io.github.resilienthttp.AttemptKind;
-import io.github.resilienthttp.AttemptOutcome;
 import io.github.resilienthttp.DeadlineExceededException;
 import io.github.resilienthttp.KeyRetentionExceededException;
 import io.github.resilienthttp.Operation;
@@ -15,20 +17,18 @@ import io.github.resilienthttp.OperationInterruptedException;
 import io.github.resilienthttp.OutcomeUnknownException;
 import io.github.resilienthttp.PollFailedException;
 import io.github.resilienthttp.PollStatus;
-import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.ResumableFailure;
 import io.github.resilienthttp.ResumeToken;
 import io.github.resilienthttp.RetryAfter;
-import io.github.resilienthttp.StatusContract;
 import io.github.resilienthttp.TimeSource;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
+import io.github.resilienthttp.internal.engine.KeyDecision;
 import io.github.resilienthttp.internal.engine.OperationFuture;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -40,18 +40,19 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Waits for one asynchronous operation: submits it (or resumes from a token), then polls its status
- * resource until the {@link StatusContract} reads a terminal state, under one deadline, and fetches
+ * resource until the {@link io.github.resilienthttp.StatusContract} reads a terminal state, under
+ * one deadline, and fetches
  * the result. Each poll and the result fetch are GET {@link Operation}s of their own (classified,
- * retried on transient failure, bounded by the budget, the breaker and the bulkhead), whose deadline
- * is the time left and whose first attempt is an {@link AttemptKind#POLL}; they carry the submit's key
+ * retried on transient failure, bounded by the budget, the breaker and the bulkhead), whose
+ * deadline
+ * is the time left and whose first attempt is an {@link AttemptKind#POLL}; they carry the submit's
+ * key
  * for correlation in listeners but never send it. The submit is never re-sent once accepted.
  *
  * <p>One waiter per wait; {@link #cancel()} is thread-safe. Not API.
  */
 public final class PollLoop {
   private static final Logger log = LoggerFactory.getLogger(PollLoop.class);
-  /** A poll needs at least this much time left (the engine's own floor for an attempt). */
-  private static final long MIN_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
   private final ClientRuntime runtime;
   private final AsyncOperationPolicy policy;
@@ -95,7 +96,7 @@ public final class PollLoop {
   public Response submitAndWait(Operation submit, Duration submitDeadline, Instant keyCreatedAt)
       throws IOException {
     startClock(submitDeadline);
-    submit.deadline(Duration.ofNanos(Math.max(MIN_POLL_NANOS, remainingNanos())));
+    submit.deadline(Duration.ofNanos(Math.max(MIN_ATTEMPT_NANOS, remainingNanos())));
     Instant created = keyCreatedAt != null ? keyCreatedAt : time.now();
     current = submit;
     Response r = submit.execute();
@@ -186,7 +187,7 @@ public final class PollLoop {
       Instant keyCreatedAt) {
     OperationFuture result = newResult();
     startClock(submitDeadline);
-    submit.deadline(Duration.ofNanos(Math.max(MIN_POLL_NANOS, remainingNanos())));
+    submit.deadline(Duration.ofNanos(Math.max(MIN_ATTEMPT_NANOS, remainingNanos())));
     Instant created = keyCreatedAt != null ? keyCreatedAt : time.now();
     current = submit;
     submit.executeAsync().whenComplete((r, e) -> {
@@ -295,14 +296,6 @@ public final class PollLoop {
     }
   }
 
-  private static Throwable unwrap(Throwable e) {
-    while ((e instanceof CompletionException || e instanceof ExecutionException)
-        && e.getCause() != null) {
-      e = e.getCause();
-    }
-    return e;
-  }
-
   // ---------------------------------------------------------------- shared steps
 
   /** Stops polling: no poll starts after this, and the one in flight is cancelled. */
@@ -333,9 +326,8 @@ public final class PollLoop {
   }
 
   private static OperationInfo infoOf(Request submit, ResumeToken token) {
-    return new OperationInfo(token.idempotencyKey(), token.idempotencyKeySent(),
-        token.idempotencyKeySent() || AttemptOutcome.isIdempotentMethod(token.method()),
-        token.method(), (submit != null ? submit.url() : token.url()).host());
+    return KeyDecision.info(token.idempotencyKey(), token.idempotencyKeySent(), token.method(),
+        submit != null ? submit.url() : token.url());
   }
 
   /** Reads the {@code 202}: the status resource, the result's location; returns the first delay. */
@@ -413,7 +405,7 @@ public final class PollLoop {
     try {
       return poll.peekBody(policy.maxStatusBodyBytes()).string();
     } catch (IOException e) {
-      if (remainingNanos() < MIN_POLL_NANOS) {
+      if (remainingNanos() < MIN_ATTEMPT_NANOS) {
         throw new AsyncOperationDeadlineExceededException("deadline passed while reading a poll",
             token, attempts, e);
       }
@@ -423,7 +415,8 @@ public final class PollLoop {
 
   /**
    * {@code t} with the cancel URL this answer gives, if any. Its origin is checked when it is used
-   * ({@link ResilientHttpClient#cancelOnServer}), not here: a cancel link elsewhere must not fail the
+   * ({@link io.github.resilienthttp.ResilientHttpClient#cancelOnServer}), not here: a cancel link
+   * elsewhere must not fail the
    * wait.
    */
   private ResumeToken withCancelUrl(ResumeToken t, Response r, String body) {
@@ -490,7 +483,7 @@ public final class PollLoop {
 
   /** Fails now, rather than sleeping into the deadline, when the next poll would start after it. */
   private void checkDeadline(Duration delay) throws IOException {
-    if (remainingNanos() - delay.toNanos() < MIN_POLL_NANOS) {
+    if (remainingNanos() - delay.toNanos() < MIN_ATTEMPT_NANOS) {
       throw new AsyncOperationDeadlineExceededException(delay.isZero()
           ? "deadline passed while waiting for the asynchronous operation"
           : "the next poll (in " + delay + ") could only start after the deadline", token,
@@ -508,14 +501,14 @@ public final class PollLoop {
 
   private Operation pollOperation(HttpUrl url) throws IOException {
     long remaining = remainingNanos();
-    if (remaining < MIN_POLL_NANOS) {
+    if (remaining < MIN_ATTEMPT_NANOS) {
       checkDeadline(Duration.ZERO);
     }
     Request get = new Request.Builder().url(url).get().build();
     Operation op = runtime.newOperation(get, AttemptKind.POLL)
         .idempotencyKey(token.idempotencyKey())
         .sendIdempotencyKey(false)
-        .deadline(Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), remaining)));
+        .deadline(Duration.ofNanos(Math.max(MIN_ATTEMPT_NANOS, remaining)));
     current = op;
     if (canceled) {
       op.cancel();

@@ -1,7 +1,6 @@
 package io.github.resilienthttp.internal.async;
 
 import io.github.resilienthttp.PollStatus;
-import io.github.resilienthttp.StatusContract;
 
 import java.util.Locale;
 import java.util.Set;
@@ -9,7 +8,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The JSON field patterns and state words of {@link StatusContract#jsonStatusField(String)}. Not API.
+ * The JSON field patterns and state words of {@link
+ * io.github.resilienthttp.StatusContract#jsonStatusField(String)}. Not API.
  */
 public final class StatusWords {
   public static final Pattern RESOURCE_LOCATION = fieldPattern("resourceLocation");

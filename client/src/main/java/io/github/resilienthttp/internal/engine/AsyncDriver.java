@@ -1,6 +1,5 @@
 package io.github.resilienthttp.internal.engine;
 
-import io.github.resilienthttp.Operation;
 import io.github.resilienthttp.ResilientHttpException;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
@@ -15,7 +14,8 @@ import okhttp3.Request;
 import okhttp3.Response;
 
 /**
- * The non-blocking driver of the retry loop for {@link Operation#executeAsync()}: each attempt is an
+ * The non-blocking driver of the retry loop for {@link
+ * io.github.resilienthttp.Operation#executeAsync()}: each attempt is an
  * OkHttp call made with {@link Call#enqueue}, each wait a task on the client's scheduler or a
  * bulkhead grant, so no thread is held while the operation waits. The decisions are
  * {@link RetryLoop}'s, so the semantics are those of {@code execute()}.

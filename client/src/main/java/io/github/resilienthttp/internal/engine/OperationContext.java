@@ -1,13 +1,9 @@
 package io.github.resilienthttp.internal.engine;
 
 import io.github.resilienthttp.AttemptKind;
-import io.github.resilienthttp.AttemptOutcome;
 import io.github.resilienthttp.IdempotencyKeyPolicy;
-import io.github.resilienthttp.Operation;
 import io.github.resilienthttp.OperationInfo;
 import io.github.resilienthttp.OperationOptions;
-import io.github.resilienthttp.ResilientHttpClient;
-import io.github.resilienthttp.internal.deadline.DeadlineWatchdog;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -21,7 +17,8 @@ import okhttp3.Request;
 
 /**
  * The running state of one operation: its key (made on first use), attempt and network-request
- * counters, the cancel flag and signal, whether it ended, and the deadline watchdog's links. What the
+ * counters, the cancel flag and signal, whether it ended, and the deadline watchdog's links. What
+ * the
  * operation is, fixed when it starts, is its {@link #spec} ({@link OperationSpec}); each attempt's
  * own state is its {@link Attempt}. A plain call on {@code ResilientHttpClient.okHttpClient()}
  * carries this as its call tag (its attempts share the call); the attempts of {@code execute()},
@@ -34,7 +31,10 @@ public final class OperationContext implements Supplier<String> {
   public final OperationSpec spec;
   /** Null until needed when the key is not sent: most GETs never need one. */
   private volatile String key;
-  /** The call {@link DeadlineWatchdog} watches for this operation, if any. */
+  /**
+   * The call {@link io.github.resilienthttp.internal.deadline.DeadlineWatchdog} watches for this
+   * operation, if any.
+   */
   public volatile Call watchedCall;
   /**
    * Set when OkHttp reported {@link #watchedCall} ended ({@code callEnd} or {@code callFailed}).
@@ -44,10 +44,14 @@ public final class OperationContext implements Supplier<String> {
   public volatile boolean watchedCallEnded;
   /** Set when the operation ended without a response: no body will be read. */
   public volatile boolean endedWithoutResponse;
-  /** The next operation in {@link DeadlineWatchdog}'s list; only the watchdog reads it. */
+  /**
+   * The next operation in {@link io.github.resilienthttp.internal.deadline.DeadlineWatchdog}'s
+   * list; only the watchdog reads it.
+   */
   public OperationContext watchNext;
   /**
-   * Whether {@link DeadlineWatchdog} has this operation in its lists. Cleared (by the watchdog,
+   * Whether {@link io.github.resilienthttp.internal.deadline.DeadlineWatchdog} has this operation
+   * in its lists. Cleared (by the watchdog,
    * after unlinking it) when the operation is forgotten or its deadline passed.
    */
   public volatile boolean inWatchdog;
@@ -62,7 +66,8 @@ public final class OperationContext implements Supplier<String> {
   private final Function0<OperationContext> asTag = () -> this;
   private volatile OperationInfo info;
   /**
-   * The kind of this operation's first attempt: {@link AttemptKind#FIRST}, or {@link AttemptKind#POLL}
+   * The kind of this operation's first attempt: {@link AttemptKind#FIRST}, or {@link
+   * AttemptKind#POLL}
    * / {@link AttemptKind#QUERY} for the GETs an asynchronous operation's waiter sends. Set once,
    * before the first attempt.
    */
@@ -120,14 +125,9 @@ public final class OperationContext implements Supplier<String> {
           + " and an OperationOptions key that differ");
     }
     String key = header != null ? IdempotencyKeyPolicy.validateKey(header) : callerKey;
-    boolean keySent;
-    if (header != null) {
-      keySent = true;
-    } else if (options != null && options.sendIdempotencyKey() != null) {
-      keySent = options.sendIdempotencyKey();
-    } else {
-      keySent = callerKey != null || policy.sendsKeyFor(request.method());
-    }
+    boolean keySent = KeyDecision.keySent(header != null,
+        options == null ? null : options.sendIdempotencyKey(), callerKey != null, policy,
+        request.method());
     return create(client, request, key, keySent,
         options == null ? null : options.deadline(), false);
   }
@@ -135,7 +135,7 @@ public final class OperationContext implements Supplier<String> {
   /** The context of a new operation, for {@code Operation} and for plain OkHttp calls. */
   public static OperationContext create(ClientRuntime client, Request request, String key,
       boolean keySent, Duration deadline, boolean passThrough) {
-    boolean idempotent = keySent || AttemptOutcome.isIdempotentMethod(request.method());
+    boolean idempotent = KeyDecision.idempotent(keySent, request.method());
     Duration d = deadline != null ? deadline : client.retryPolicy().deadline();
     long now = client.timeSource().nanoTime();
     long duration = DurationMath.toNanos(d);
@@ -282,7 +282,8 @@ public final class OperationContext implements Supplier<String> {
 
   /**
    * Reports the first attempt as {@code kind} ({@link AttemptKind#POLL}, {@link AttemptKind#QUERY},
-   * {@link AttemptKind#RETRY} for a re-send) instead of {@link AttemptKind#FIRST}; before it starts.
+   * {@link AttemptKind#RETRY} for a re-send) instead of {@link AttemptKind#FIRST}; before it
+   * starts.
    */
   public void firstAttemptKind(AttemptKind kind) {
     this.firstAttemptKind = kind;
@@ -359,7 +360,10 @@ public final class OperationContext implements Supplier<String> {
     return k;
   }
 
-  /** The operation's key, for {@link AttemptOutcome#idempotencyKey()}: made on first use. */
+  /**
+   * The operation's key, for {@link io.github.resilienthttp.AttemptOutcome#idempotencyKey()}: made
+   * on first use.
+   */
   @Override
   public String get() {
     return key();

@@ -1,7 +1,6 @@
 package io.github.resilienthttp.internal.outbox;
 
 import io.github.resilienthttp.AsyncOperationFailedException;
-import io.github.resilienthttp.AttemptOutcome;
 import io.github.resilienthttp.BulkheadFullException;
 import io.github.resilienthttp.CircuitBreakerOpenException;
 import io.github.resilienthttp.DeadlineExceededException;
@@ -19,6 +18,7 @@ import io.github.resilienthttp.ResumeToken;
 import io.github.resilienthttp.RetriesExhaustedException;
 import io.github.resilienthttp.RetryBudgetExhaustedException;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
+import io.github.resilienthttp.internal.engine.KeyDecision;
 import java.io.IOException;
 import java.time.Instant;
 import org.slf4j.Logger;
@@ -72,9 +72,7 @@ public final class OutboxExit {
       log.error("could not park {} ({}) in the outbox", token, reason, parkFailure);
       return e;
     }
-    OperationInfo info = new OperationInfo(token.idempotencyKey(), token.idempotencyKeySent(),
-        token.idempotencyKeySent() || AttemptOutcome.isIdempotentMethod(token.method()),
-        token.method(), token.url().host());
+    OperationInfo info = KeyDecision.info(token);
     runtime.listeners().send("operationParked", l -> l.operationParked(info, entry));
     log.warn("parked {} in the outbox: {}", token, reason);
     return e;

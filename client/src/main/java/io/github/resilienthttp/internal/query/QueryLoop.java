@@ -1,7 +1,9 @@
 package io.github.resilienthttp.internal.query;
 
+import static io.github.resilienthttp.internal.util.Floors.MIN_ATTEMPT_NANOS;
+import static io.github.resilienthttp.internal.util.Floors.unwrap;
+
 import io.github.resilienthttp.AttemptKind;
-import io.github.resilienthttp.AttemptOutcome;
 import io.github.resilienthttp.DeadlineExceededException;
 import io.github.resilienthttp.Operation;
 import io.github.resilienthttp.OperationInfo;
@@ -12,11 +14,10 @@ import io.github.resilienthttp.ResilientHttpException;
 import io.github.resilienthttp.RetriesExhaustedException;
 import io.github.resilienthttp.RetryBudgetExhaustedException;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
+import io.github.resilienthttp.internal.engine.KeyDecision;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -27,13 +28,13 @@ import okhttp3.Response;
 
 /**
  * Settles an operation's unknown outcome with its {@link OutcomeQuery} ({@link OutcomeQueryPolicy}
- * says what each answer does): runs the operation; on {@link OutcomeUnknownException}, waits the grace
+ * says what each answer does): runs the operation; on {@link OutcomeUnknownException}, waits the
+ * grace
  * delay, queries inside the deadline, and returns the found result, re-sends (the same key, sent or
  * not as before), or rethrows. Queries and re-sends are {@link Operation}s of their own, with the
  * time left as their deadline. One loop per operation. Not API.
  */
 public final class QueryLoop {
-  private static final long MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
   private static final int MAX_BODY = 64 * 1024;
 
   /** The blocking run of an operation. */
@@ -78,9 +79,7 @@ public final class QueryLoop {
     this.keySent = op.idempotencyKeySent();
     Duration d = deadline != null ? deadline : runtime.retryPolicy().deadline();
     this.deadlineNanos = runtime.timeSource().nanoTime() + d.toNanos();
-    this.info = new OperationInfo(key, keySent,
-        keySent || AttemptOutcome.isIdempotentMethod(original.method()), original.method(),
-        original.url().host());
+    this.info = KeyDecision.info(key, keySent, original.method(), original.url());
     this.markFound = markFound;
   }
 
@@ -216,7 +215,7 @@ public final class QueryLoop {
 
   /** Throws {@code unknown} when the grace delay would leave no time for the query. */
   private void checkGraceFits(OutcomeUnknownException unknown) throws IOException {
-    if (remainingNanos() - policy.graceDelay().toNanos() < MIN_NANOS) {
+    if (remainingNanos() - policy.graceDelay().toNanos() < MIN_ATTEMPT_NANOS) {
       unknown.addSuppressed(new DeadlineExceededException("no time left for the outcome query",
           key, keySent, unknown.attempts(), "deadline", null));
       report(OutcomeQuery.Answer.CANNOT_TELL);
@@ -227,7 +226,7 @@ public final class QueryLoop {
   /** The query's own operation, with the time left as its deadline. */
   private Operation queryOperation(OutcomeUnknownException unknown) throws IOException {
     long remaining = remainingNanos();
-    if (remaining < MIN_NANOS) {
+    if (remaining < MIN_ATTEMPT_NANOS) {
       report(OutcomeQuery.Answer.CANNOT_TELL);
       throw unknown;
     }
@@ -294,7 +293,7 @@ public final class QueryLoop {
           "retry-budget-exhausted", unknown);
     }
     long remaining = remainingNanos();
-    if (remaining < MIN_NANOS) {
+    if (remaining < MIN_ATTEMPT_NANOS) {
       throw new DeadlineExceededException("the outcome query found the request not done; no time"
           + " left to send it again", key, keySent, unknown.attempts(), "deadline", unknown);
     }
@@ -316,11 +315,4 @@ public final class QueryLoop {
     return deadlineNanos - runtime.timeSource().nanoTime();
   }
 
-  private static Throwable unwrap(Throwable e) {
-    while ((e instanceof CompletionException || e instanceof ExecutionException)
-        && e.getCause() != null) {
-      e = e.getCause();
-    }
-    return e;
-  }
 }
