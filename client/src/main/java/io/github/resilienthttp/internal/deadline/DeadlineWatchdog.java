@@ -107,11 +107,11 @@ public final class DeadlineWatchdog {
    * later attempts only update {@link OperationContext#watchedCall}.
    */
   public void watch(OperationContext op) {
-    op.inWatchdog = true;
+    WatchEntry.watched(op, true);
     OperationContext head;
     do {
       head = joined.get();
-      op.watchNext = head;
+      WatchEntry.link(op, head);
     } while (!joined.compareAndSet(head, op));
     if (!running.get() && running.compareAndSet(false, true)) {
       idleSinceNanos = System.nanoTime();
@@ -159,10 +159,10 @@ public final class DeadlineWatchdog {
    */
   public synchronized int watchedCount() {
     int n = 0;
-    for (OperationContext op = joined.get(); op != null; op = op.watchNext) {
+    for (OperationContext op = joined.get(); op != null; op = WatchEntry.next(op)) {
       n++;
     }
-    for (OperationContext op = watched; op != null; op = op.watchNext) {
+    for (OperationContext op = watched; op != null; op = WatchEntry.next(op)) {
       n++;
     }
     return n;
@@ -199,24 +199,24 @@ public final class DeadlineWatchdog {
       nextSweepNanos = now + TICK_NANOS;
     }
     for (OperationContext op = joined.getAndSet(null); op != null; ) {
-      OperationContext next = op.watchNext;
-      op.watchNext = watched;
+      OperationContext next = WatchEntry.next(op);
+      WatchEntry.link(op, watched);
       watched = op;
       op = next;
     }
     long earliest = now + TICK_NANOS;
     OperationContext previous = null;
     for (OperationContext op = watched; op != null; ) {
-      OperationContext next = op.watchNext;
+      OperationContext next = WatchEntry.next(op);
       boolean done = op.callDone();
       if (done || op.spec.realDeadlineNanos() - now <= 0) {
         if (previous == null) {
           watched = next;
         } else {
-          previous.watchNext = next;
+          WatchEntry.link(previous, next);
         }
-        op.watchNext = null;
-        op.inWatchdog = false; // after unlinking: watch() may link it again from now on
+        WatchEntry.link(op, null);
+        WatchEntry.watched(op, false); // after unlinking: watch() may link it again from now on
         if (!done) {
           expire(op);
         }

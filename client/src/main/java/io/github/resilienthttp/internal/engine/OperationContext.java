@@ -4,6 +4,7 @@ import io.github.resilienthttp.AttemptKind;
 import io.github.resilienthttp.IdempotencyKeyPolicy;
 import io.github.resilienthttp.OperationInfo;
 import io.github.resilienthttp.OperationOptions;
+import io.github.resilienthttp.internal.deadline.WatchEntry;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -25,7 +26,8 @@ import okhttp3.Request;
  * {@code executeAsync()} and hedges carry their {@link Attempt}, which points here. Thread-safe:
  * counters are read by the caller while OkHttp's threads write. Not API.
  */
-public final class OperationContext implements Supplier<String> {
+public final class OperationContext extends WatchEntry<OperationContext>
+    implements Supplier<String> {
   public final ClientRuntime client;
   /** What the operation is: fixed when it starts. */
   public final OperationSpec spec;
@@ -44,17 +46,6 @@ public final class OperationContext implements Supplier<String> {
   public volatile boolean watchedCallEnded;
   /** Set when the operation ended without a response: no body will be read. */
   public volatile boolean endedWithoutResponse;
-  /**
-   * The next operation in {@link io.github.resilienthttp.internal.deadline.DeadlineWatchdog}'s
-   * list; only the watchdog reads it.
-   */
-  public OperationContext watchNext;
-  /**
-   * Whether {@link io.github.resilienthttp.internal.deadline.DeadlineWatchdog} has this operation
-   * in its lists. Cleared (by the watchdog,
-   * after unlinking it) when the operation is forgotten or its deadline passed.
-   */
-  public volatile boolean inWatchdog;
   /**
    * The type of the call tag that carries an operation, made once: OkHttp 5 keys tags by Kotlin
    * class, and its {@code Call.tag(Class)} makes a new {@code KClass} on every lookup.
@@ -175,7 +166,7 @@ public final class OperationContext implements Supplier<String> {
     // Checked after the call is set: a watchdog that dropped the operation (its deadline passed in
     // real time, while this attempt was being set up) either saw this call and stopped it, or is
     // told again here (watch() marks it watched), so no attempt ever runs unwatched.
-    if (!inWatchdog) {
+    if (!isWatched()) {
       client.deadlineWatchdog().watch(this);
     }
     return call;
@@ -202,7 +193,7 @@ public final class OperationContext implements Supplier<String> {
     if (call.isCanceled()) {
       cancel();
     }
-    if (!inWatchdog) {
+    if (!isWatched()) {
       client.deadlineWatchdog().watch(this);
     }
   }
