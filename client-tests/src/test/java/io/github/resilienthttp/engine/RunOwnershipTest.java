@@ -144,13 +144,18 @@ class RunOwnershipTest {
 
   // ---------------------------------------------------------------- hedges and bodies
 
-  @ParameterizedTest(name = "{0} async={1}")
-  @MethodSource("protocolsAndPaths")
-  void aOneShotBodyIsNeverHedged(Protocol protocol, boolean async) throws Exception {
+  /** The first request is answered "stored" after 400 ms, a second one "copy" at once. */
+  private void startWithASlowAnswerThenAFastOne(Protocol protocol) throws IOException {
     start(protocol, new OkHttpClient.Builder());
     server.enqueue(new MockResponse.Builder().headersDelay(400, TimeUnit.MILLISECONDS).body("stored")
         .build());
     server.enqueue(new MockResponse.Builder().body("copy").build());
+  }
+
+  @ParameterizedTest(name = "{0} async={1}")
+  @MethodSource("protocolsAndPaths")
+  void aOneShotBodyIsNeverHedged(Protocol protocol, boolean async) throws Exception {
+    startWithASlowAnswerThenAFastOne(protocol);
     OneShotBody body = new OneShotBody();
     Request put = new Request.Builder().url(server.url("/files/a")).put(body).build();
     ResilientHttpClient client = client(HedgingPolicy.fixedDelay(Duration.ofMillis(50))).build();
@@ -165,10 +170,7 @@ class RunOwnershipTest {
   @ParameterizedTest(name = "{0} async={1}")
   @MethodSource("protocolsAndPaths")
   void aBodyAboveTheReplayBoundIsNeverHedged(Protocol protocol, boolean async) throws Exception {
-    start(protocol, new OkHttpClient.Builder());
-    server.enqueue(new MockResponse.Builder().headersDelay(400, TimeUnit.MILLISECONDS).body("stored")
-        .build());
-    server.enqueue(new MockResponse.Builder().body("copy").build());
+    startWithASlowAnswerThenAFastOne(protocol);
     Request put = new Request.Builder().url(server.url("/files/a"))
         .put(RequestBody.create("x".repeat(100), TEXT)).build();
     ResilientHttpClient client = client(HedgingPolicy.fixedDelay(Duration.ofMillis(50)))
@@ -329,14 +331,8 @@ class RunOwnershipTest {
       ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).timeSource(recording)
           .retryPolicy(RetryPolicy.builder().backoff(Backoff.fixed(Duration.ofMillis(10))).build())
           .build();
-      Request post = new Request.Builder().url(payments.url("/payments"))
-          .post(RequestBody.create("{\"amount\":100,\"reference\":\"order-42\"}",
-              MediaType.get("application/json"))).build();
-      OutcomeQueryPolicy q = OutcomeQueryPolicy.builder(
-          OutcomeQuery.lookup((request, key) -> payments.lookupUrl("order-42")))
-          .graceDelay(Duration.ofMillis(20)).build();
-      try (Response r = client.operation(post).sendIdempotencyKey(false).outcomeQuery(q)
-          .executeAsync().get(10, TimeUnit.SECONDS)) {
+      try (Response r = charge(client, payments, Duration.ofMillis(20)).executeAsync()
+          .get(10, TimeUnit.SECONDS)) {
         assertThat(OutcomeQuery.foundByQuery(r)).isTrue();
       }
       assertThat(payments.lookups()).isEqualTo(2); // a 503, then the answer
@@ -345,6 +341,18 @@ class RunOwnershipTest {
     } finally {
       payments.close();
     }
+  }
+
+  /** A keyless charge whose lost answer is settled by looking it up after {@code grace}. */
+  private static Operation charge(ResilientHttpClient client, LookupPaymentsServer payments,
+      Duration grace) {
+    Request post = new Request.Builder().url(payments.url("/payments"))
+        .post(RequestBody.create("{\"amount\":100,\"reference\":\"order-42\"}",
+            MediaType.get("application/json"))).build();
+    OutcomeQueryPolicy q = OutcomeQueryPolicy.builder(
+        OutcomeQuery.lookup((request, key) -> payments.lookupUrl("order-42")))
+        .graceDelay(grace).build();
+    return client.operation(post).sendIdempotencyKey(false).outcomeQuery(q);
   }
 
   /** Whether the calling thread is inside OkHttp's blocking {@code Call.execute()}. */
@@ -369,14 +377,8 @@ class RunOwnershipTest {
       ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
           .retryPolicy(RetryPolicy.builder().backoff(Backoff.fixed(Duration.ofMillis(10))).build())
           .build();
-      Request post = new Request.Builder().url(payments.url("/payments"))
-          .post(RequestBody.create("{\"amount\":100,\"reference\":\"order-42\"}",
-              MediaType.get("application/json"))).build();
-      OutcomeQueryPolicy q = OutcomeQueryPolicy.builder(
-          OutcomeQuery.lookup((request, key) -> payments.lookupUrl("order-42")))
-          .graceDelay(Duration.ofMillis(300)).build();
-      CompletableFuture<Response> f = client.operation(post).sendIdempotencyKey(false)
-          .outcomeQuery(q).executeAsync();
+      CompletableFuture<Response> f = charge(client, payments, Duration.ofMillis(300))
+          .executeAsync();
       await().atMost(Duration.ofSeconds(5)).until(() -> payments.submits() == 1);
       f.orTimeout(1, TimeUnit.MILLISECONDS);
       assertThat(f).failsWithin(Duration.ofSeconds(5));
