@@ -480,11 +480,6 @@ public final class Operation {
         .tag(OutcomeQuery.FoundByQuery.class, OutcomeQuery.FoundByQuery.INSTANCE).build()).build();
   }
 
-  /** This operation's own deadline, or {@code null} for the retry policy's. */
-  Duration deadlineOrNull() {
-    return deadline;
-  }
-
   /**
    * A new operation that the SDK runs on its own, its first attempt reported as {@code kind}
    * (a poll, a query, a re-send): the client's {@link

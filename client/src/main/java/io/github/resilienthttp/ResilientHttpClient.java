@@ -4,7 +4,7 @@ import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
-import io.github.resilienthttp.internal.async.PollLoop;
+import io.github.resilienthttp.internal.async.Resumption;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
 import io.github.resilienthttp.internal.engine.ClientSettings;
 import io.github.resilienthttp.internal.guard.BulkheadGate;
@@ -115,9 +115,7 @@ public final class ResilientHttpClient {
    * @throws java.io.IOException as {@link Operation#awaitCompletion(AsyncOperationPolicy)}
    */
   public okhttp3.Response resume(ResumeToken token, AsyncOperationPolicy policy) throws java.io.IOException {
-    checkAccepted(token);
-    PollLoop.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
-    return new PollLoop(runtime, policy).resumeWait(token);
+    return resumption().resume(token, policy);
   }
 
   /**
@@ -137,12 +135,7 @@ public final class ResilientHttpClient {
    */
   public okhttp3.Response resume(ResumeToken token, Request request, AsyncOperationPolicy policy)
       throws java.io.IOException {
-    if (token.isAccepted()) {
-      return resume(token, policy);
-    }
-    Operation op = resubmission(token, request);
-    PollLoop.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
-    return op.newWaiter(policy).submitAndWait(op, op.deadlineOrNull(), token.keyCreatedAt());
+    return resumption().resume(token, request, policy);
   }
 
   /**
@@ -155,13 +148,7 @@ public final class ResilientHttpClient {
    */
   public java.util.concurrent.CompletableFuture<okhttp3.Response> resumeAsync(ResumeToken token,
       AsyncOperationPolicy policy) {
-    checkAccepted(token);
-    try {
-      PollLoop.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
-    } catch (KeyRetentionExceededException e) {
-      return java.util.concurrent.CompletableFuture.failedFuture(e);
-    }
-    return new PollLoop(runtime, policy).resumeWaitAsync(token);
+    return resumption().resumeAsync(token, policy);
   }
 
   /**
@@ -175,16 +162,7 @@ public final class ResilientHttpClient {
    */
   public java.util.concurrent.CompletableFuture<okhttp3.Response> resumeAsync(ResumeToken token,
       Request request, AsyncOperationPolicy policy) {
-    if (token.isAccepted()) {
-      return resumeAsync(token, policy);
-    }
-    Operation op = resubmission(token, request);
-    try {
-      PollLoop.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
-    } catch (KeyRetentionExceededException e) {
-      return java.util.concurrent.CompletableFuture.failedFuture(e);
-    }
-    return op.newWaiter(policy).submitAndWaitAsync(op, op.deadlineOrNull(), token.keyCreatedAt());
+    return resumption().resumeAsync(token, request, policy);
   }
 
   /**
@@ -227,49 +205,11 @@ public final class ResilientHttpClient {
    */
   public okhttp3.Response cancelOnServer(ResumeToken token, AsyncOperationPolicy policy)
       throws java.io.IOException {
-    Objects.requireNonNull(token, "token");
-    Objects.requireNonNull(policy, "policy");
-    okhttp3.HttpUrl cancel = token.cancelUrl().orElseThrow(() -> new IllegalStateException(
-        "the server gave no cancel URL for " + token + " (no Link rel=\"cancel\" or cancelUrl field"
-            + " the cancelLocator finds): nothing was sent. Cancelling the wait only stops polling;"
-            + " the server's job goes on"));
-    if (!policy.allowOtherOrigins() && !PollLoop.sameOrigin(cancel, token.url())) {
-      throw new PollFailedException("the server's cancel URL is on another origin ("
-          + cancel.scheme() + "://" + cancel.host() + ":" + cancel.port() + "); nothing was sent;"
-          + " allowOtherOrigins(true) to follow it", token, 0, "other-origin", -1, null);
-    }
-    Request request = new Request.Builder().url(cancel)
-        .method(policy.cancelMethod().name(), policy.cancelMethod()
-            == AsyncOperationPolicy.CancelMethod.POST ? okhttp3.RequestBody.create(new byte[0]) : null)
-        .build();
-    Operation op = new Operation(runtime, request).idempotencyKey(token.idempotencyKey())
-        .sendIdempotencyKey(false);
-    policy.deadline().ifPresent(op::deadline);
-    return op.execute();
+    return resumption().cancelOnServer(token, policy);
   }
 
-  private static void checkAccepted(ResumeToken token) {
-    if (!Objects.requireNonNull(token, "token").isAccepted()) {
-      throw new IllegalArgumentException("the token's operation was not accepted (no status"
-          + " resource): re-submit it with resume(token, request, policy)");
-    }
-  }
-
-  private Operation resubmission(ResumeToken token, Request request) {
-    Objects.requireNonNull(request, "request");
-    if (!request.method().equals(token.method()) || !request.url().equals(token.url())) {
-      throw new IllegalArgumentException("the request is not the token's (" + token.method() + " "
-          + token.url().redact() + ")");
-    }
-    if (!token.idempotencyKeySent() && !AttemptOutcome.isIdempotentMethod(token.method())) {
-      throw new IllegalArgumentException("re-submitting is not safe: no idempotency key was sent"
-          + " and " + token.method() + " is not idempotent");
-    }
-    Operation op = operation(request).idempotencyKey(token.idempotencyKey());
-    if (!token.idempotencyKeySent()) {
-      op.sendIdempotencyKey(false);
-    }
-    return op;
+  private Resumption resumption() {
+    return new Resumption(runtime, Operation::newWaiter);
   }
 
   /**

@@ -1,0 +1,135 @@
+package io.github.resilienthttp.internal.async;
+
+import io.github.resilienthttp.AsyncOperationPolicy;
+import io.github.resilienthttp.AttemptKind;
+import io.github.resilienthttp.KeyRetentionExceededException;
+import io.github.resilienthttp.Operation;
+import io.github.resilienthttp.PollFailedException;
+import io.github.resilienthttp.ResumeToken;
+import io.github.resilienthttp.internal.engine.ClientRuntime;
+import io.github.resilienthttp.internal.engine.KeyDecision;
+import java.io.IOException;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
+import okhttp3.HttpUrl;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+
+/**
+ * Resuming an intent from its {@link ResumeToken}: the wait of an accepted operation, the
+ * re-submission of one that was not accepted (with the same key, only when that is safe), and the
+ * server-side cancel of an accepted one. The rules behind {@code ResilientHttpClient.resume},
+ * {@code resumeAsync} and {@code cancelOnServer}. Not API.
+ */
+public final class Resumption {
+  private final ClientRuntime runtime;
+  private final BiFunction<Operation, AsyncOperationPolicy, PollLoop> waiters;
+
+  /**
+   * The resumption of {@code runtime}'s client.
+   *
+   * @param runtime the client's runtime
+   * @param waiters the wait of an operation, registered with it so that its cancel stops the wait
+   */
+  public Resumption(ClientRuntime runtime,
+      BiFunction<Operation, AsyncOperationPolicy, PollLoop> waiters) {
+    this.runtime = runtime;
+    this.waiters = waiters;
+  }
+
+  /** See {@code ResilientHttpClient.resume(token, policy)}. */
+  public Response resume(ResumeToken token, AsyncOperationPolicy policy) throws IOException {
+    checkAccepted(token);
+    PollLoop.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
+    return new PollLoop(runtime, policy).resumeWait(token);
+  }
+
+  /** See {@code ResilientHttpClient.resume(token, request, policy)}. */
+  public Response resume(ResumeToken token, Request request, AsyncOperationPolicy policy)
+      throws IOException {
+    if (token.isAccepted()) {
+      return resume(token, policy);
+    }
+    Operation op = resubmission(token, request);
+    PollLoop.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
+    return waiters.apply(op, policy).submitAndWait(op, null, token.keyCreatedAt());
+  }
+
+  /** See {@code ResilientHttpClient.resumeAsync(token, policy)}. */
+  public CompletableFuture<Response> resumeAsync(ResumeToken token, AsyncOperationPolicy policy) {
+    checkAccepted(token);
+    try {
+      PollLoop.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
+    } catch (KeyRetentionExceededException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return new PollLoop(runtime, policy).resumeWaitAsync(token);
+  }
+
+  /** See {@code ResilientHttpClient.resumeAsync(token, request, policy)}. */
+  public CompletableFuture<Response> resumeAsync(ResumeToken token, Request request,
+      AsyncOperationPolicy policy) {
+    if (token.isAccepted()) {
+      return resumeAsync(token, policy);
+    }
+    Operation op = resubmission(token, request);
+    try {
+      PollLoop.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
+    } catch (KeyRetentionExceededException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return waiters.apply(op, policy).submitAndWaitAsync(op, null, token.keyCreatedAt());
+  }
+
+  /** See {@code ResilientHttpClient.cancelOnServer(token, policy)}. */
+  public Response cancelOnServer(ResumeToken token, AsyncOperationPolicy policy)
+      throws IOException {
+    Objects.requireNonNull(token, "token");
+    Objects.requireNonNull(policy, "policy");
+    HttpUrl cancel = token.cancelUrl().orElseThrow(() -> new IllegalStateException(
+        "the server gave no cancel URL for " + token + " (no Link rel=\"cancel\" or cancelUrl field"
+            + " the cancelLocator finds): nothing was sent. Cancelling the wait only stops polling;"
+            + " the server's job goes on"));
+    if (!policy.allowOtherOrigins() && !PollLoop.sameOrigin(cancel, token.url())) {
+      throw new PollFailedException("the server's cancel URL is on another origin ("
+          + cancel.scheme() + "://" + cancel.host() + ":" + cancel.port() + "); nothing was sent;"
+          + " allowOtherOrigins(true) to follow it", token, 0, "other-origin", -1, null);
+    }
+    Request request = new Request.Builder().url(cancel)
+        .method(policy.cancelMethod().name(), policy.cancelMethod()
+            == AsyncOperationPolicy.CancelMethod.POST ? RequestBody.create(new byte[0]) : null)
+        .build();
+    Operation op = runtime.newOperation(request, AttemptKind.FIRST)
+        .idempotencyKey(token.idempotencyKey()).sendIdempotencyKey(false);
+    policy.deadline().ifPresent(op::deadline);
+    return op.execute();
+  }
+
+  private static void checkAccepted(ResumeToken token) {
+    if (!Objects.requireNonNull(token, "token").isAccepted()) {
+      throw new IllegalArgumentException("the token's operation was not accepted (no status"
+          + " resource): re-submit it with resume(token, request, policy)");
+    }
+  }
+
+  /** The token's submit again, with its key, sent or not as before; refused when not safe. */
+  private Operation resubmission(ResumeToken token, Request request) {
+    Objects.requireNonNull(request, "request");
+    if (!request.method().equals(token.method()) || !request.url().equals(token.url())) {
+      throw new IllegalArgumentException("the request is not the token's (" + token.method() + " "
+          + token.url().redact() + ")");
+    }
+    if (!KeyDecision.idempotent(token.idempotencyKeySent(), token.method())) {
+      throw new IllegalArgumentException("re-submitting is not safe: no idempotency key was sent"
+          + " and " + token.method() + " is not idempotent");
+    }
+    Operation op = runtime.newOperation(request, AttemptKind.FIRST)
+        .idempotencyKey(token.idempotencyKey());
+    if (!token.idempotencyKeySent()) {
+      op.sendIdempotencyKey(false);
+    }
+    return op;
+  }
+}
