@@ -210,20 +210,6 @@ public final class AsyncOperationPolicy {
     return followUpHeaders;
   }
 
-  /**
-   * The poll interval before poll {@code poll} (from 1), before jitter.
-   *
-   * @param poll the poll's number, from 1
-   * @return the interval
-   */
-  Duration baseInterval(int poll) {
-    Duration d = minPollInterval;
-    for (int i = 1; i < poll && d.compareTo(maxPollInterval) < 0; i++) {
-      d = d.multipliedBy(2);
-    }
-    return d.compareTo(maxPollInterval) > 0 ? maxPollInterval : d;
-  }
-
   @Override
   public String toString() {
     return "AsyncOperationPolicy{poll " + minPollInterval + ".." + maxPollInterval + ", jitter "

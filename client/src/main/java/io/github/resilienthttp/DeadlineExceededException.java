@@ -1,7 +1,6 @@
 package io.github.resilienthttp;
 
 import java.io.InterruptedIOException;
-import java.util.Objects;
 
 /**
  * The operation's total deadline ({@link RetryPolicy#deadline()} or
@@ -15,14 +14,8 @@ import java.util.Objects;
 public class DeadlineExceededException extends InterruptedIOException implements OperationFailure {
   private static final long serialVersionUID = 1L;
 
-  /** The operation's idempotency key. */
-  private final String idempotencyKey;
-  /** Whether the key was sent. */
-  private final boolean idempotencyKeySent;
-  /** Attempts started. */
-  private final int attempts;
-  /** The machine-readable reason. */
-  private final String reason;
+  /** The key, attempts and reason. */
+  private final Facts facts;
 
   /**
    * Creates the exception.
@@ -37,33 +30,19 @@ public class DeadlineExceededException extends InterruptedIOException implements
   public DeadlineExceededException(
       String message, String idempotencyKey, boolean idempotencyKeySent, int attempts,
       String reason, Throwable cause) {
-    super(ResilientHttpException.describe(message, idempotencyKey, attempts, reason));
-    this.idempotencyKey = Objects.requireNonNull(idempotencyKey, "idempotencyKey");
-    this.idempotencyKeySent = idempotencyKeySent;
-    this.attempts = attempts;
-    this.reason = Objects.requireNonNull(reason, "reason");
+    this(new Facts(idempotencyKey, idempotencyKeySent, attempts, reason), message, cause);
+  }
+
+  private DeadlineExceededException(Facts facts, String message, Throwable cause) {
+    super(facts.describe(message));
+    this.facts = facts;
     if (cause != null) {
       initCause(cause);
     }
   }
 
   @Override
-  public String idempotencyKey() {
-    return idempotencyKey;
-  }
-
-  @Override
-  public boolean idempotencyKeySent() {
-    return idempotencyKeySent;
-  }
-
-  @Override
-  public int attempts() {
-    return attempts;
-  }
-
-  @Override
-  public String reason() {
-    return reason;
+  public Facts facts() {
+    return facts;
   }
 }

@@ -1,7 +1,7 @@
 package io.github.resilienthttp;
 
 import io.github.resilienthttp.internal.engine.AnswerInContext;
-import io.github.resilienthttp.internal.okhttp.IdempotencySignal;
+import io.github.resilienthttp.internal.classify.IdempotencySignal;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.stream.Collectors;

@@ -1,18 +1,19 @@
 package io.github.resilienthttp;
 
-import io.github.resilienthttp.internal.engine.AsyncDriver;
-import io.github.resilienthttp.internal.engine.Attempt;
-import io.github.resilienthttp.internal.engine.BlockingDriver;
+import io.github.resilienthttp.internal.async.PollLoop;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
-import io.github.resilienthttp.internal.engine.HedgingDriver;
+import io.github.resilienthttp.internal.engine.KeyDecision;
 import io.github.resilienthttp.internal.engine.OperationContext;
-import io.github.resilienthttp.internal.engine.RetryLoop;
+import io.github.resilienthttp.internal.engine.OperationFuture;
+import io.github.resilienthttp.internal.engine.Run;
+import io.github.resilienthttp.internal.outbox.OutboxExit;
+import io.github.resilienthttp.internal.query.QueryLoop;
+import io.github.resilienthttp.internal.util.Floors;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import okhttp3.Call;
 import okhttp3.Request;
 import okhttp3.Response;
 
@@ -23,7 +24,8 @@ import okhttp3.Response;
  *
  * <p>Create one with {@link ResilientHttpClient#operation(Request)}, optionally adjust it, then
  * {@link #execute()} it once. The key is readable at any time with {@link #idempotencyKey()} and is
- * the same before, during and after execution (it is made on first use, so an operation whose key is
+ * the same before, during and after execution (it is made on first use, so an operation whose key
+ * is
  * neither sent nor read costs no random UUID); store it before executing if you may need to resume
  * the intent after a crash.
  *
@@ -40,21 +42,20 @@ public final class Operation {
   private Boolean sendKey;
   private Duration deadline;
   private volatile OperationContext context;
-  private volatile Call syncCall;
-  private volatile AsyncDriver asyncOperation;
-  private volatile HedgingDriver hedgingDriver;
+  /** The run of the attempts, once begun: {@link #cancel()} reaches it. */
+  private volatile Run run;
   /** This operation's hedging, when {@link #hedgingSet}; otherwise the client's. */
   private HedgingPolicy hedging;
   private boolean hedgingSet;
   private volatile boolean cancelRequested;
   /** The wait of {@link #awaitCompletion}, when one runs: {@link #cancel()} stops it. */
-  private volatile AsyncOperationWaiter waiter;
+  private volatile PollLoop waiter;
   /** Where an indefinite outcome is parked, when set. */
   private Outbox outbox;
   /** Settles an unknown outcome by asking, when set. */
   private OutcomeQueryPolicy outcomeQuery;
   /** The step settling this operation's unknown outcome, once it runs: {@link #cancel()} stops it. */
-  private volatile OutcomeQueryStep queryStep;
+  private volatile QueryLoop queryStep;
   /** The kind of the first attempt, when not {@link AttemptKind#FIRST} (polls and queries). */
   private AttemptKind firstAttemptKind;
 
@@ -76,7 +77,8 @@ public final class Operation {
    *
    * @param key 1 to 255 visible ASCII characters (0x21..0x7E)
    * @return this operation
-   * @throws IllegalArgumentException when the key breaks that rule, or the request already carries a
+   * @throws IllegalArgumentException when the key breaks that rule, or the request already carries
+   * a
    *     different key in its key header
    * @throws IllegalStateException after {@link #execute()}
    */
@@ -127,7 +129,8 @@ public final class Operation {
   }
 
   /**
-   * Parks this operation's intent in {@code outbox} when it ends without a definite outcome (outcome
+   * Parks this operation's intent in {@code outbox} when it ends without a definite outcome
+   * (outcome
    * unknown, retry budget, circuit breaker, bulkhead, deadline, retries exhausted, a wait that
    * stopped; not a definite failure or a cancel): its {@link ResumeToken} is stored for an
    * {@link OutboxResumer} to resume later with the same key, a listener event
@@ -146,9 +149,12 @@ public final class Operation {
 
   /**
    * Settles an unknown outcome by asking, for a downstream without idempotency keys: when this
-   * operation would end with {@link OutcomeUnknownException}, {@code policy}'s query runs (after its
-   * grace delay, inside the deadline) and its answer decides: found, the query's response is returned
-   * ({@link OutcomeQuery#foundByQuery(Response)}); not found, the request is sent again; cannot tell,
+   * operation would end with {@link OutcomeUnknownException}, {@code policy}'s query runs (after
+   * its
+   * grace delay, inside the deadline) and its answer decides: found, the query's response is
+   * returned
+   * ({@link OutcomeQuery#foundByQuery(Response)}); not found, the request is sent again; cannot
+   * tell,
    * the exception as before. See {@link OutcomeQueryPolicy}, and the race it cannot close.
    *
    * @param policy the query policy, or {@code null} for none
@@ -259,7 +265,8 @@ public final class Operation {
    *     the server
    * @throws DeadlineExceededException when the deadline passed, or the next retry could not start
    *     before it
-   * @throws OperationInterruptedException when the calling thread was interrupted (its interrupt flag
+   * @throws OperationInterruptedException when the calling thread was interrupted (its interrupt
+   * flag
    *     stays set)
    * @throws ResilientHttpException for a permanent failure (e.g. an untrusted certificate)
    * @throws IllegalStateException when called a second time
@@ -270,7 +277,7 @@ public final class Operation {
     try {
       OutcomeQueryPolicy query = outcomeQuery;
       if (query != null) {
-        return OutcomeQueryStep.execute(client, query, this, this::executeAttempts);
+        return newQueryLoop(query).execute(this::executeAttempts);
       }
       return executeAttempts();
     } catch (IOException e) {
@@ -279,50 +286,31 @@ public final class Operation {
   }
 
   private Response executeAttempts() throws IOException {
-    OperationContext op = begin();
-    HedgingPolicy policy = hedgingFor(op);
-    if (policy != null) {
-      return awaitHedged(op, policy);
-    }
-    // The key is stamped once, before the first attempt: every attempt carries the same key.
-    RetryLoop loop = new RetryLoop(op, op.stamp(request));
-    return BlockingDriver.run(loop, new BlockingDriver.Attempts() {
-      private Call last;
-
-      @Override
-      public Response send(Attempt attempt, Request request) throws IOException {
-        // Each attempt is its own OkHttp call, carrying the attempt as a call tag.
-        Call call = op.newAttemptCall(attempt, request);
-        last = call;
-        syncCall = call;
-        if (op.isCanceled()) {
-          call.cancel();
-        }
-        return call.execute();
-      }
-
-      @Override
-      public boolean lastCanceled() {
-        return last != null && last.isCanceled();
-      }
-    });
+    return begin().execute();
   }
 
   /**
    * Runs the operation without holding a thread while it waits: attempts go through OkHttp's
-   * {@link Call#enqueue}, and waits between attempts are scheduled on the client's
+   * {@link okhttp3.Call#enqueue}, and waits between attempts are scheduled on the client's
    * {@link ResilientHttpClient.Builder#scheduler scheduler}. Same semantics as {@link #execute()}:
    * same key on every attempt, classifier, deadline, budget, breaker, bulkhead (an attempt waiting
    * for a permit holds no thread either) and listener events; the exceptions {@code execute()}
    * throws complete the future exceptionally.
    *
-   * <p>The future completes on a thread of the wrapped client's {@link okhttp3.Dispatcher} executor:
-   * the OkHttp callback thread of the last attempt (as OkHttp's own {@link okhttp3.Callback} would),
+   * <p>The future completes on a thread of the wrapped client's {@link okhttp3.Dispatcher}
+   * executor:
+   * the OkHttp callback thread of the last attempt (as OkHttp's own {@link okhttp3.Callback}
+   * would),
    * or, for an operation rejected before an attempt, a task on that executor; never on the SDK's
    * scheduler thread, so dependent stages cannot stall other operations' retries. As with OkHttp
-   * callbacks, run blocking work with {@code thenApplyAsync(fn, yourExecutor)}. Cancelling the future (or
+   * callbacks, run blocking work with {@code thenApplyAsync(fn, yourExecutor)}. Cancelling the
+   * future (or
    * {@link #cancel()}) cancels the in-flight attempt and any scheduled retry: nothing is sent after
-   * cancellation, and the response of a cancelled attempt is closed.
+   * cancellation, and the response of a cancelled attempt is closed. Completing it in any other way
+   * ({@code orTimeout}, {@code completeExceptionally}, {@code complete}) cancels the operation too,
+   * its outcome query and re-sends included. Cancel the future this method returned: a future
+   * derived from it ({@code thenApply}, {@code whenComplete}, ...) is another future, and
+   * cancelling that one does not reach the operation.
    *
    * <p>Waits use the scheduler's real clock; the client's {@link TimeSource} still measures the
    * deadline.
@@ -338,53 +326,39 @@ public final class Operation {
     }
     Instant started = client.timeSource().now();
     CompletableFuture<Response> run = query != null
-        ? OutcomeQueryStep.executeAsync(client, query, this, this::executeAttemptsAsync)
+        ? newQueryLoop(query).executeAsync(this::executeAttemptsAsync)
         : executeAttemptsAsync();
-    CompletableFuture<Response> out = new CompletableFuture<>();
+    // Completing the returned future from outside (cancel, orTimeout, complete...) cancels the
+    // operation, its outcome query and its re-sends, as executeAsync()'s own future does.
+    OperationFuture out = new OperationFuture(this::cancel);
     run.whenComplete((r, e) -> {
       if (e == null) {
-        if (!out.complete(r)) {
+        if (!out.completeFromOperation(r)) {
           r.close();
         }
         return;
       }
-      Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
-          ? e.getCause() : e;
+      Throwable cause = Floors.unwrap(e);
       if (exit != null && cause instanceof IOException io) {
         cause = OutboxExit.park(client, exit, this, started, io);
       }
-      out.completeExceptionally(cause);
-    });
-    // Cancelling the returned future cancels the operation, as executeAsync()'s own future does.
-    out.whenComplete((r, e) -> {
-      if (out.isCancelled()) {
-        cancel();
-      }
+      out.failFromOperation(cause);
     });
     return out;
   }
 
   private CompletableFuture<Response> executeAttemptsAsync() {
-    OperationContext op = begin();
-    HedgingPolicy policy = hedgingFor(op);
-    if (policy != null) {
-      HedgingDriver hedged = new HedgingDriver(op, op.stamp(request), policy);
-      hedgingDriver = hedged;
-      if (cancelRequested) {
-        hedged.cancel();
-      }
-      return hedged.start();
-    }
-    AsyncDriver async = new AsyncDriver(op, op.stamp(request));
-    asyncOperation = async;
-    return async.start();
+    return begin().executeAsync();
   }
 
   /**
-   * Cancels the operation: the in-flight attempt's call is cancelled, no further attempt starts, and
-   * an async operation's future completes as cancelled at once. A blocking {@link #execute()} that is
+   * Cancels the operation: the in-flight attempt's call is cancelled, no further attempt starts,
+   * and
+   * an async operation's future completes as cancelled at once. A blocking {@link #execute()} that
+   * is
    * waiting between attempts, or for a bulkhead permit, wakes at once (with the system
-   * {@link TimeSource}, or one that implements {@link TimeSource#sleep(Duration, java.util.concurrent.Future)})
+   * {@link TimeSource}, or one that implements {@link TimeSource#sleep(Duration,
+   * java.util.concurrent.Future)})
    * and throws {@link ResilientHttpException} with reason {@code canceled}. Cancelling before
    * {@code execute()} or {@code executeAsync()} makes it end that way without sending anything.
    * Has no effect on an operation that has already ended (a returned response's body stays
@@ -396,68 +370,57 @@ public final class Operation {
     // The flag first, then the context: begin() publishes the context, then reads the flag, so one
     // of the two always sees the other and no attempt starts after cancel() returned.
     cancelRequested = true;
-    AsyncOperationWaiter w = waiter;
+    PollLoop w = waiter;
     if (w != null) {
       w.cancel();
     }
-    OutcomeQueryStep q = queryStep;
+    QueryLoop q = queryStep;
     if (q != null) {
       q.cancel();
     }
-    OperationContext op = context;
-    if (op == null) {
-      return;
-    }
-    if (op.isEnded()) {
-      // The caller may be reading the returned response's body: leave its call alone.
-      return;
-    }
-    op.cancel();
-    Call call = syncCall;
-    if (call != null) {
-      call.cancel();
-    }
-    AsyncDriver async = asyncOperation;
-    if (async != null) {
-      async.cancel();
-    }
-    HedgingDriver hedged = hedgingDriver;
-    if (hedged != null) {
-      hedged.cancel();
+    Run r = run;
+    if (r != null) {
+      r.cancel();
     }
   }
 
   /**
-   * Runs the operation and, when the server accepts it for later ({@code 202 Accepted}), waits for it
+   * Runs the operation and, when the server accepts it for later ({@code 202 Accepted}), waits for
+   * it
    * to finish: finds its status resource ({@link AsyncOperationPolicy#statusLocator()}), polls it
    * until the {@link AsyncOperationPolicy#statusContract() status contract} reads a terminal state,
-   * and returns the final result (a GET of its location, or the terminal status response). A response
+   * and returns the final result (a GET of its location, or the terminal status response). A
+   * response
    * other than {@code 202} is returned as {@link #execute()} would.
    *
    * <p>One deadline covers the submit, every poll and the result fetch
-   * ({@link AsyncOperationPolicy#deadline()}, or this operation's); each poll's attempt timeouts shrink
+   * ({@link AsyncOperationPolicy#deadline()}, or this operation's); each poll's attempt timeouts
+   * shrink
    * to the time left. {@code Retry-After} is honoured on the {@code 202} and on every poll, never
    * early. Each poll is an ordinary GET (classified, retried on transient failure such as a
-   * {@code 503}, bounded by the budget and the breaker), reported with {@link AttemptKind#POLL}; the
+   * {@code 503}, bounded by the budget and the breaker), reported with {@link AttemptKind#POLL};
+   * the
    * submit is never re-sent once accepted. {@link #cancel()} stops polling; it does not cancel the
-   * server's job ({@link ResilientHttpClient#cancelOnServer(ResumeToken)} does, when the server gave a
+   * server's job ({@link ResilientHttpClient#cancelOnServer(ResumeToken)} does, when the server
+   * gave a
    * cancel URL).
    *
    * @param policy how to wait
    * @return the final result, which the caller must close
    * @throws AsyncOperationFailedException when the operation failed or was cancelled on the server
    * @throws AsyncOperationDeadlineExceededException when the deadline passed while waiting
-   * @throws PollFailedException when polling stopped without an answer (reason {@code canceled} after
+   * @throws PollFailedException when polling stopped without an answer (reason {@code canceled}
+   * after
    *     {@link #cancel()})
    * @throws AsyncOperationInterruptedException when the waiting thread was interrupted
    * @throws IOException what {@link #execute()} throws, for the submit
    * @throws IllegalStateException when called a second time
    */
   public Response awaitCompletion(AsyncOperationPolicy policy) throws IOException {
-    AsyncOperationWaiter w = newWaiter(policy);
+    PollLoop w = newWaiter(policy);
     Instant started = client.timeSource().now();
     try {
-      return w.submitAndWait(this, started);
+      return w.submitAndWait(this, deadline, started);
     } catch (IOException e) {
       // The submit's own failures were parked by execute(); the wait's carry a resume token.
       Outbox exit = outbox;
@@ -477,14 +440,13 @@ public final class Operation {
    * @throws IllegalStateException when called a second time
    */
   public CompletableFuture<Response> awaitCompletionAsync(AsyncOperationPolicy policy) {
-    AsyncOperationWaiter w = newWaiter(policy);
+    PollLoop w = newWaiter(policy);
     Instant started = client.timeSource().now();
     Outbox exit = outbox;
-    CompletableFuture<Response> f = w.submitAndWaitAsync(this, started);
+    CompletableFuture<Response> f = w.submitAndWaitAsync(this, deadline, started);
     if (exit != null) {
       f.whenComplete((r, e) -> {
-        Throwable cause = e instanceof java.util.concurrent.CompletionException
-            && e.getCause() != null ? e.getCause() : e;
+        Throwable cause = Floors.unwrap(e);
         if (cause instanceof ResumableFailure && cause instanceof IOException io) {
           OutboxExit.park(client, exit, this, started, io);
         }
@@ -493,10 +455,10 @@ public final class Operation {
     return f;
   }
 
-  AsyncOperationWaiter newWaiter(AsyncOperationPolicy policy) {
+  PollLoop newWaiter(AsyncOperationPolicy policy) {
     Objects.requireNonNull(policy, "policy");
     checkNotExecuted();
-    AsyncOperationWaiter w = new AsyncOperationWaiter(client, policy);
+    PollLoop w = new PollLoop(client, policy);
     waiter = w;
     if (cancelRequested) {
       w.cancel();
@@ -504,62 +466,35 @@ public final class Operation {
     return w;
   }
 
-  void queryStep(OutcomeQueryStep step) {
-    this.queryStep = step;
+  private QueryLoop newQueryLoop(OutcomeQueryPolicy policy) {
+    QueryLoop q = new QueryLoop(client, policy, this, deadline, Operation::markFoundByQuery);
+    this.queryStep = q;
     if (cancelRequested) {
-      step.cancel();
+      q.cancel();
     }
+    return q;
   }
 
-  /** This operation's own deadline, or {@code null} for the retry policy's. */
-  Duration deadlineOrNull() {
-    return deadline;
+  private static Response markFoundByQuery(Response r) {
+    return r.newBuilder().request(r.request().newBuilder()
+        .tag(OutcomeQuery.FoundByQuery.class, OutcomeQuery.FoundByQuery.INSTANCE).build()).build();
   }
 
-  /** Reports the first attempt as {@code kind} (a poll or a query) instead of {@link AttemptKind#FIRST}. */
-  void firstAttemptKind(AttemptKind kind) {
-    this.firstAttemptKind = kind;
-  }
-
-  /** The hedging policy that applies to this operation, or {@code null} when it is not hedged. */
-  private HedgingPolicy hedgingFor(OperationContext op) {
-    HedgingPolicy policy = hedgingSet ? hedging : client.hedgingPolicy();
-    return policy != null && policy.hedges(request.method(), op.spec.keySent()) ? policy : null;
-  }
-
-  /** A blocking hedged operation: the hedging driver runs on OkHttp's threads; this one waits. */
-  private Response awaitHedged(OperationContext op, HedgingPolicy policy) throws IOException {
-    HedgingDriver hedged = new HedgingDriver(op, op.stamp(request), policy);
-    hedgingDriver = hedged;
-    if (cancelRequested) {
-      hedged.cancel();
+  /**
+   * A new operation that the SDK runs on its own, its first attempt reported as {@code kind}
+   * (a poll, a query, a re-send): the client's {@link
+   * io.github.resilienthttp.internal.engine.OperationFactory}.
+   */
+  static Operation create(ClientRuntime client, Request request, AttemptKind kind) {
+    Operation op = new Operation(client, request);
+    if (kind != AttemptKind.FIRST) {
+      op.firstAttemptKind = kind;
     }
-    CompletableFuture<Response> future = hedged.start();
-    try {
-      return future.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      hedged.cancel();
-      // The copies in flight may have reached the server; a hedged operation is idempotent, so the
-      // same key (or method) may be retried safely.
-      throw new OperationInterruptedException(op.key(), op.spec.keySent(), op.attempts(), null);
-    } catch (java.util.concurrent.CancellationException e) {
-      throw new ResilientHttpException("operation canceled", op.key(), op.spec.keySent(), op.attempts(),
-          "canceled", null);
-    } catch (java.util.concurrent.ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof IOException io) {
-        throw io;
-      } else if (cause instanceof RuntimeException re) {
-        throw re;
-      } else if (cause instanceof Error err) {
-        throw err;
-      }
-      throw new IOException(cause);
-    }
+    return op;
   }
 
-  private synchronized OperationContext begin() {
+  /** Starts the run: once; the key decided, the context made, a cancel already asked applied. */
+  private synchronized Run begin() {
     if (executed) {
       throw new IllegalStateException("an Operation runs once; create a new one with"
           + " client.operation(request), or resume an intent with .idempotencyKey(key)");
@@ -571,23 +506,24 @@ public final class Operation {
     }
     OperationContext op = OperationContext.create(client, request, key, keySent, deadline, false);
     if (firstAttemptKind != null) {
-      op.firstAttemptKind = firstAttemptKind;
+      op.firstAttemptKind(firstAttemptKind);
     }
+    HedgingPolicy policy = hedgingSet ? hedging : client.hedgingPolicy();
+    Run r = new Run(op, request, Run.hedges(policy, request, keySent, client) ? policy : null);
     context = op;
+    run = r;
+    // The flag first in cancel(), then the run here: one of the two always sees the other, so no
+    // attempt starts after cancel() returned.
     if (cancelRequested) {
-      op.cancel();
+      r.cancel();
     }
-    return op;
+    return r;
   }
 
   private boolean decideKeySent() {
-    if (request.header(client.idempotencyKeyPolicy().headerName()) != null) {
-      return true;
-    }
-    if (sendKey != null) {
-      return sendKey;
-    }
-    return keyFromCaller || client.idempotencyKeyPolicy().sendsKeyFor(request.method());
+    IdempotencyKeyPolicy policy = client.idempotencyKeyPolicy();
+    return KeyDecision.keySent(request.header(policy.headerName()) != null, sendKey, keyFromCaller,
+        policy, request.method());
   }
 
   private void checkNotExecuted() {

@@ -11,6 +11,47 @@ package io.github.resilienthttp;
 public interface OperationFailure {
 
   /**
+   * What every operation failure carries, in one place: the SDK's exceptions hold one and answer
+   * the accessors below from it.
+   *
+   * @param idempotencyKey the operation's idempotency key, whether or not it was sent; not null
+   * @param idempotencyKeySent whether the key was sent with the operation's requests
+   * @param attempts how many attempts were started (0 when rejected before the first)
+   * @param reason the machine-readable reason; not null
+   */
+  record Facts(String idempotencyKey, boolean idempotencyKeySent, int attempts, String reason)
+      implements java.io.Serializable {
+    /**
+     * Checks the fields.
+     *
+     * @throws NullPointerException when the key or the reason is null
+     */
+    public Facts {
+      java.util.Objects.requireNonNull(idempotencyKey, "idempotencyKey");
+      java.util.Objects.requireNonNull(reason, "reason");
+    }
+
+    /**
+     * {@code message} with the key's first 8 characters (never the whole key: not for logs), the
+     * attempts and the reason: the message of the SDK's exceptions.
+     *
+     * @param message what went wrong, for people
+     * @return the exception's message
+     */
+    public String describe(String message) {
+      return message + " [key=" + IdempotencyKeyPolicy.shorten(idempotencyKey) + "…, attempts="
+          + attempts + ", reason=" + reason + "]";
+    }
+  }
+
+  /**
+   * The failure's facts; the accessors below read them.
+   *
+   * @return the failure's facts
+   */
+  Facts facts();
+
+  /**
    * The operation's idempotency key, whether or not it was sent. Never {@code null}.
    *
    * <p><b>Check {@link #idempotencyKeySent()} before reusing it.</b> A key that was never sent (a POST
@@ -21,7 +62,9 @@ public interface OperationFailure {
    *
    * @return the operation's idempotency key
    */
-  String idempotencyKey();
+  default String idempotencyKey() {
+    return facts().idempotencyKey();
+  }
 
   /**
    * Whether the key was sent with the operation's requests, so that the server can deduplicate a
@@ -30,19 +73,25 @@ public interface OperationFailure {
    *
    * @return whether the key was sent with the operation's requests
    */
-  boolean idempotencyKeySent();
+  default boolean idempotencyKeySent() {
+    return facts().idempotencyKeySent();
+  }
 
   /**
    * How many attempts were started (0 when the operation was rejected before the first).
    *
    * @return how many attempts were started
    */
-  int attempts();
+  default int attempts() {
+    return facts().attempts();
+  }
 
   /**
    * The classifier's reason for the last attempt, or a reason of the SDK's own (e.g. {@code "deadline"}).
    *
    * @return the reason
    */
-  String reason();
+  default String reason() {
+    return facts().reason();
+  }
 }

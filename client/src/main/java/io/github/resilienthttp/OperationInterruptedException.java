@@ -1,7 +1,6 @@
 package io.github.resilienthttp;
 
 import java.io.InterruptedIOException;
-import java.util.Objects;
 
 /**
  * The calling thread was interrupted while the operation was waiting between attempts (or before one).
@@ -11,12 +10,8 @@ import java.util.Objects;
 public class OperationInterruptedException extends InterruptedIOException implements OperationFailure {
   private static final long serialVersionUID = 1L;
 
-  /** The operation's idempotency key. */
-  private final String idempotencyKey;
-  /** Whether the key was sent. */
-  private final boolean idempotencyKeySent;
-  /** Attempts started. */
-  private final int attempts;
+  /** The key, attempts and reason. */
+  private final Facts facts;
 
   /**
    * Creates the exception.
@@ -28,33 +23,19 @@ public class OperationInterruptedException extends InterruptedIOException implem
    */
   public OperationInterruptedException(
       String idempotencyKey, boolean idempotencyKeySent, int attempts, Throwable cause) {
-    super(ResilientHttpException.describe("operation interrupted", idempotencyKey, attempts,
-        "interrupted"));
-    this.idempotencyKey = Objects.requireNonNull(idempotencyKey, "idempotencyKey");
-    this.idempotencyKeySent = idempotencyKeySent;
-    this.attempts = attempts;
+    this(new Facts(idempotencyKey, idempotencyKeySent, attempts, "interrupted"), cause);
+  }
+
+  private OperationInterruptedException(Facts facts, Throwable cause) {
+    super(facts.describe("operation interrupted"));
+    this.facts = facts;
     if (cause != null) {
       initCause(cause);
     }
   }
 
   @Override
-  public String idempotencyKey() {
-    return idempotencyKey;
-  }
-
-  @Override
-  public boolean idempotencyKeySent() {
-    return idempotencyKeySent;
-  }
-
-  @Override
-  public int attempts() {
-    return attempts;
-  }
-
-  @Override
-  public String reason() {
-    return "interrupted";
+  public Facts facts() {
+    return facts;
   }
 }

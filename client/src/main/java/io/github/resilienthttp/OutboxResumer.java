@@ -2,6 +2,8 @@ package io.github.resilienthttp;
 
 import io.github.resilienthttp.internal.engine.ClientRuntime;
 import io.github.resilienthttp.internal.outbox.DrainSchedule;
+import io.github.resilienthttp.internal.engine.KeyDecision;
+import io.github.resilienthttp.internal.outbox.OutboxExit;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -44,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * another resumer may resume the same intent at the same time (the key keeps the server safe) and
  * only the current holder's handler runs.
  *
- * <p>The token holds no body: {@link Builder#requestFor} rebuilds the original request from your own
+ * <p>The token holds no body: {@link Builder#requestFor} rebuilds the original request from your
+ * own
  * records (the business row the intent belongs to), for intents that must be re-submitted.
  */
 public final class OutboxResumer {
@@ -196,9 +199,7 @@ public final class OutboxResumer {
         default -> abandoned++;
       }
       ResumeToken t = entry.token();
-      OperationInfo info = new OperationInfo(t.idempotencyKey(), t.idempotencyKeySent(),
-          t.idempotencyKeySent() || AttemptOutcome.isIdempotentMethod(t.method()), t.method(),
-          t.url().host());
+      OperationInfo info = KeyDecision.info(t);
       runtime.listeners().send("parkedOperationTried",
           l -> l.parkedOperationTried(info, entry, outcome));
     }
@@ -310,7 +311,8 @@ public final class OutboxResumer {
     }
 
     /**
-     * Rebuilds the original request (with its body) of an intent to re-submit; {@code null} abandons
+     * Rebuilds the original request (with its body) of an intent to re-submit; {@code null}
+     * abandons
      * it. Default: always {@code null} (only accepted intents are resumed).
      *
      * @param requestFor the request for a token

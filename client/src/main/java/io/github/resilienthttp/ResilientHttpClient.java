@@ -4,7 +4,9 @@ import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilienthttp.internal.async.Resumption;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
+import io.github.resilienthttp.internal.engine.ClientSettings;
 import io.github.resilienthttp.internal.guard.BulkheadGate;
 import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
 import io.github.resilienthttp.internal.okhttp.OkHttpVersionCheck;
@@ -44,35 +46,15 @@ import okhttp3.Request;
  */
 public final class ResilientHttpClient {
   private final ClientRuntime runtime;
-  // The settings as given, for newBuilder(): the runtime holds what operations use.
-  private final CircuitBreakerRegistry circuitBreakerRegistry;
-  private final CircuitBreaker circuitBreaker;
-  private final BulkheadConfig bulkheadConfig;
-  private final String bulkheadName;
-  private final List<OperationListener> listenerList;
 
   private ResilientHttpClient(Builder b) {
-    this.circuitBreakerRegistry = b.circuitBreakerRegistry;
-    this.circuitBreaker = b.circuitBreaker;
-    TargetCircuitBreakers circuitBreakers;
-    if (b.circuitBreakerDisabled) {
-      circuitBreakers = null;
-    } else if (b.circuitBreaker != null) {
-      circuitBreakers = TargetCircuitBreakers.single(b.circuitBreaker);
-    } else if (b.sharedBreakers != null) {
-      circuitBreakers = b.sharedBreakers;
-    } else {
-      circuitBreakers = TargetCircuitBreakers.perTarget(b.circuitBreakerRegistry != null
-          ? b.circuitBreakerRegistry : CircuitBreakerRegistry.of(defaultCircuitBreakerConfig()));
-    }
-    this.bulkheadConfig = b.bulkheadConfig;
-    this.bulkheadName = b.bulkheadName;
-    this.listenerList = List.copyOf(b.listeners);
-    this.runtime = new ClientRuntime(b.okHttpClient, b.retryPolicy, b.classifier,
-        b.idempotencyKeyPolicy, b.timeSource, b.random,
-        b.retryBudget != null ? b.retryBudget : RetryBudget.tokenBucket(), circuitBreakers,
-        b.bulkheadConfig == null ? null : new BulkheadGate(b.bulkheadName, b.bulkheadConfig),
-        listenerList, b.replayHeader, b.scheduler, b.hedgingPolicy, b.resumeTokenSigner());
+    io.github.resilienthttp.internal.async.ResumeTokenSigner signer = b.resumeTokenSigner();
+    this.runtime = new ClientRuntime(new ClientSettings(b.okHttpClient, b.retryPolicy,
+        b.classifier, b.idempotencyKeyPolicy, b.timeSource, b.random,
+        b.retryBudget != null ? b.retryBudget : RetryBudget.tokenBucket(),
+        b.circuitBreakerRegistry, b.circuitBreaker, b.circuitBreakerDisabled, b.sharedBreakers,
+        b.bulkheadConfig, b.bulkheadName, b.listeners, b.replayHeader, b.scheduler,
+        b.hedgingPolicy, signer), Operation::create, token -> token.signedWith(signer));
   }
 
   /**
@@ -137,10 +119,7 @@ public final class ResilientHttpClient {
    * @throws java.io.IOException as {@link Operation#awaitCompletion(AsyncOperationPolicy)}
    */
   public okhttp3.Response resume(ResumeToken token, AsyncOperationPolicy policy) throws java.io.IOException {
-    checkAccepted(token);
-    token = verifyResumeToken(token);
-    AsyncOperationWaiter.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
-    return new AsyncOperationWaiter(runtime, policy).resumeWait(token);
+    return resumption().resume(token, policy);
   }
 
   /**
@@ -160,13 +139,7 @@ public final class ResilientHttpClient {
    */
   public okhttp3.Response resume(ResumeToken token, Request request, AsyncOperationPolicy policy)
       throws java.io.IOException {
-    if (token.isAccepted()) {
-      return resume(token, policy);
-    }
-    token = verifyResumeToken(token);
-    Operation op = resubmission(token, request);
-    AsyncOperationWaiter.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
-    return op.newWaiter(policy).submitAndWait(op, token.keyCreatedAt());
+    return resumption().resume(token, request, policy);
   }
 
   /**
@@ -179,14 +152,7 @@ public final class ResilientHttpClient {
    */
   public java.util.concurrent.CompletableFuture<okhttp3.Response> resumeAsync(ResumeToken token,
       AsyncOperationPolicy policy) {
-    checkAccepted(token);
-    try {
-      token = verifyResumeToken(token);
-      AsyncOperationWaiter.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
-    } catch (KeyRetentionExceededException e) {
-      return java.util.concurrent.CompletableFuture.failedFuture(e);
-    }
-    return new AsyncOperationWaiter(runtime, policy).resumeWaitAsync(token);
+    return resumption().resumeAsync(token, policy);
   }
 
   /**
@@ -200,22 +166,7 @@ public final class ResilientHttpClient {
    */
   public java.util.concurrent.CompletableFuture<okhttp3.Response> resumeAsync(ResumeToken token,
       Request request, AsyncOperationPolicy policy) {
-    if (token.isAccepted()) {
-      return resumeAsync(token, policy);
-    }
-    Operation op;
-    try {
-      token = verifyResumeToken(token);
-      op = resubmission(token, request);
-    } catch (InvalidResumeTokenException e) {
-      return java.util.concurrent.CompletableFuture.failedFuture(e);
-    }
-    try {
-      AsyncOperationWaiter.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
-    } catch (KeyRetentionExceededException e) {
-      return java.util.concurrent.CompletableFuture.failedFuture(e);
-    }
-    return op.newWaiter(policy).submitAndWaitAsync(op, token.keyCreatedAt());
+    return resumption().resumeAsync(token, request, policy);
   }
 
   /**
@@ -277,31 +228,7 @@ public final class ResilientHttpClient {
    */
   public okhttp3.Response cancelOnServer(ResumeToken token, Request submit,
       AsyncOperationPolicy policy) throws java.io.IOException {
-    Objects.requireNonNull(policy, "policy");
-    if (submit != null && (!submit.method().equals(Objects.requireNonNull(token, "token").method())
-        || !submit.url().equals(token.url()))) {
-      throw new IllegalArgumentException("the request is not the token's (" + token.method() + " "
-          + token.url().redact() + ")");
-    }
-    ResumeToken verified = verifyResumeToken(token);
-    okhttp3.HttpUrl cancel = verified.cancelUrl().orElseThrow(() -> new IllegalStateException(
-        "the server gave no cancel URL for " + token + " (no Link rel=\"cancel\" or cancelUrl field"
-            + " the cancelLocator finds): nothing was sent. Cancelling the wait only stops polling;"
-            + " the server's job goes on"));
-    if (!policy.allowOtherOrigins() && !AsyncOperationWaiter.sameOrigin(cancel, token.url())) {
-      throw new PollFailedException("the server's cancel URL is on another origin ("
-          + cancel.scheme() + "://" + cancel.host() + ":" + cancel.port() + "); nothing was sent;"
-          + " allowOtherOrigins(true) to follow it", token, 0, "other-origin", -1, null);
-    }
-    Request request = io.github.resilienthttp.internal.async.FollowUpCalls.of(token.url(),
-        policy.allowOtherOrigins(), submit, policy.carryHeaders(), policy.followUpHeaders())
-        .request(new Request.Builder().url(cancel)
-        .method(policy.cancelMethod().name(), policy.cancelMethod()
-            == AsyncOperationPolicy.CancelMethod.POST ? okhttp3.RequestBody.create(new byte[0]) : null));
-    Operation op = new Operation(runtime, request).idempotencyKey(token.idempotencyKey())
-        .sendIdempotencyKey(false);
-    policy.deadline().ifPresent(op::deadline);
-    return op.execute();
+    return resumption().cancelOnServer(token, submit, policy);
   }
 
   /**
@@ -373,31 +300,11 @@ public final class ResilientHttpClient {
 
   /** Whether re-sending with the same key is safe: the server saw the key, or the method is idempotent. */
   static boolean safeToResend(boolean keySent, String method) {
-    return keySent || AttemptOutcome.isIdempotentMethod(method);
+    return io.github.resilienthttp.internal.engine.KeyDecision.idempotent(keySent, method);
   }
 
-  private static void checkAccepted(ResumeToken token) {
-    if (!Objects.requireNonNull(token, "token").isAccepted()) {
-      throw new IllegalArgumentException("the token's operation was not accepted (no status"
-          + " resource): re-submit it with resume(token, request, policy)");
-    }
-  }
-
-  private Operation resubmission(ResumeToken token, Request request) {
-    Objects.requireNonNull(request, "request");
-    if (!request.method().equals(token.method()) || !request.url().equals(token.url())) {
-      throw new IllegalArgumentException("the request is not the token's (" + token.method() + " "
-          + token.url().redact() + ")");
-    }
-    if (!safeToResend(token.idempotencyKeySent(), token.method())) {
-      throw new IllegalArgumentException("re-submitting is not safe: no idempotency key was sent"
-          + " and " + token.method() + " is not idempotent");
-    }
-    Operation op = operation(request).idempotencyKey(token.idempotencyKey());
-    if (!token.idempotencyKeySent()) {
-      op.sendIdempotencyKey(false);
-    }
-    return op;
+  private Resumption resumption() {
+    return new Resumption(runtime, Operation::newWaiter, this::verifyResumeToken);
   }
 
   /**
@@ -408,37 +315,28 @@ public final class ResilientHttpClient {
    * @return a builder with these settings
    */
   public Builder newBuilder() {
-    Builder b = new Builder(runtime.wrapped())
-        .retryPolicy(runtime.retryPolicy())
-        .classifier(runtime.classifier())
-        .idempotencyKeys(runtime.idempotencyKeyPolicy())
-        .timeSource(runtime.timeSource())
-        .random(runtime.random())
-        .retryBudget(runtime.retryBudget())
-        .replayHeader(runtime.replayHeader());
-    b.inheritedSigner = runtime.resumeTokenSigner();
-    b.unsignedTokenOrigins = runtime.resumeTokenSigner().unsignedOrigins();
-    if (runtime.userScheduler() != null) {
-      b.scheduler(runtime.userScheduler());
+    ClientSettings s = runtime.settings();
+    Builder b = new Builder(s.wrapped());
+    b.retryPolicy = s.retryPolicy();
+    b.classifier = s.classifier();
+    b.idempotencyKeyPolicy = s.idempotencyKeyPolicy();
+    b.timeSource = s.timeSource();
+    b.random = s.random();
+    b.retryBudget = s.retryBudget();
+    b.replayHeader = s.replayHeader();
+    b.scheduler = s.scheduler();
+    b.hedgingPolicy = s.hedgingPolicy();
+    b.circuitBreakerRegistry = s.circuitBreakerRegistry();
+    b.circuitBreaker = s.circuitBreaker();
+    b.circuitBreakerDisabled = s.circuitBreakerDisabled();
+    if (!s.circuitBreakerDisabled() && s.circuitBreaker() == null) {
+      b.sharedBreakers = runtime.circuitBreakers(); // runtime state: shared, as the budget
     }
-    if (runtime.hedgingPolicy() != null) {
-      b.hedging(runtime.hedgingPolicy());
-    }
-    if (runtime.circuitBreakers() == null) {
-      b.noCircuitBreaker();
-    } else if (circuitBreaker != null) {
-      b.circuitBreaker(circuitBreaker);
-    } else {
-      if (circuitBreakerRegistry != null) {
-        b.circuitBreakerRegistry(circuitBreakerRegistry);
-      }
-      b.sharedBreakers = runtime.circuitBreakers();
-    }
-    if (bulkheadConfig != null) {
-      b.bulkhead(bulkheadConfig);
-      b.bulkheadName = bulkheadName;
-    }
-    listenerList.forEach(b::addListener);
+    b.inheritedSigner = s.resumeTokenSigner();
+    b.unsignedTokenOrigins = s.resumeTokenSigner().unsignedOrigins();
+    b.bulkheadConfig = s.bulkheadConfig();
+    b.bulkheadName = s.bulkheadName();
+    b.listeners.addAll(s.listeners());
     return b;
   }
 

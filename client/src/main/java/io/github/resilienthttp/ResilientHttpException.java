@@ -1,7 +1,6 @@
 package io.github.resilienthttp;
 
 import java.io.IOException;
-import java.util.Objects;
 
 /**
  * An operation failed and will not be retried. Thrown as is for a permanent failure (the classifier
@@ -13,14 +12,8 @@ import java.util.Objects;
 public class ResilientHttpException extends IOException implements OperationFailure {
   private static final long serialVersionUID = 1L;
 
-  /** The operation's idempotency key. */
-  private final String idempotencyKey;
-  /** Whether the key was sent. */
-  private final boolean idempotencyKeySent;
-  /** Attempts started. */
-  private final int attempts;
-  /** The machine-readable reason. */
-  private final String reason;
+  /** The key, attempts and reason. */
+  private final Facts facts;
 
   /**
    * Creates the exception.
@@ -35,35 +28,16 @@ public class ResilientHttpException extends IOException implements OperationFail
   public ResilientHttpException(
       String message, String idempotencyKey, boolean idempotencyKeySent, int attempts,
       String reason, Throwable cause) {
-    super(describe(message, idempotencyKey, attempts, reason), cause);
-    this.idempotencyKey = Objects.requireNonNull(idempotencyKey, "idempotencyKey");
-    this.idempotencyKeySent = idempotencyKeySent;
-    this.attempts = attempts;
-    this.reason = Objects.requireNonNull(reason, "reason");
+    this(new Facts(idempotencyKey, idempotencyKeySent, attempts, reason), message, cause);
   }
 
-  static String describe(String message, String key, int attempts, String reason) {
-    return message + " [key=" + IdempotencyKeyPolicy.shorten(key) + "…, attempts=" + attempts
-        + ", reason=" + reason + "]";
+  private ResilientHttpException(Facts facts, String message, Throwable cause) {
+    super(facts.describe(message), cause);
+    this.facts = facts;
   }
 
   @Override
-  public String idempotencyKey() {
-    return idempotencyKey;
-  }
-
-  @Override
-  public boolean idempotencyKeySent() {
-    return idempotencyKeySent;
-  }
-
-  @Override
-  public int attempts() {
-    return attempts;
-  }
-
-  @Override
-  public String reason() {
-    return reason;
+  public Facts facts() {
+    return facts;
   }
 }

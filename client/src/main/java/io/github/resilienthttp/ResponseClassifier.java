@@ -1,6 +1,6 @@
 package io.github.resilienthttp;
 
-import io.github.resilienthttp.internal.engine.DefaultResponseClassifier;
+import io.github.resilienthttp.internal.classify.DefaultResponseClassifier;
 import java.util.Objects;
 
 /**

@@ -1,5 +1,6 @@
 package io.github.resilienthttp;
 
+import io.github.resilienthttp.internal.async.StatusWords;
 import java.util.Objects;
 import java.util.regex.Pattern;
 import okhttp3.HttpUrl;

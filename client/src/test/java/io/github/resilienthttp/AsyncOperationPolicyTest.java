@@ -1,5 +1,6 @@
 package io.github.resilienthttp;
 
+import io.github.resilienthttp.internal.async.PollLoop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -58,11 +59,11 @@ class AsyncOperationPolicyTest {
   void intervalsDoubleFromTheMinimumToTheMaximum() {
     AsyncOperationPolicy p = AsyncOperationPolicy.builder().minPollInterval(Duration.ofMillis(300))
         .maxPollInterval(Duration.ofSeconds(1)).build();
-    assertThat(p.baseInterval(1)).isEqualTo(Duration.ofMillis(300));
-    assertThat(p.baseInterval(2)).isEqualTo(Duration.ofMillis(600));
-    assertThat(p.baseInterval(3)).isEqualTo(Duration.ofSeconds(1));
-    assertThat(p.baseInterval(1_000_000)).isEqualTo(Duration.ofSeconds(1));
-    assertThat(p.toBuilder().build().baseInterval(2)).isEqualTo(Duration.ofMillis(600));
+    assertThat(PollLoop.baseInterval(p, 1)).isEqualTo(Duration.ofMillis(300));
+    assertThat(PollLoop.baseInterval(p, 2)).isEqualTo(Duration.ofMillis(600));
+    assertThat(PollLoop.baseInterval(p, 3)).isEqualTo(Duration.ofSeconds(1));
+    assertThat(PollLoop.baseInterval(p, 1_000_000)).isEqualTo(Duration.ofSeconds(1));
+    assertThat(PollLoop.baseInterval(p.toBuilder().build(), 2)).isEqualTo(Duration.ofMillis(600));
   }
 
   @Test

@@ -8,8 +8,10 @@ import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilienthttp.AsyncOperationPolicy;
 import io.github.resilienthttp.Backoff;
 import io.github.resilienthttp.Decision;
+import io.github.resilienthttp.HedgingPolicy;
 import io.github.resilienthttp.OperationInfo;
 import io.github.resilienthttp.OperationListener;
 import io.github.resilienthttp.OperationResult;
@@ -73,6 +75,9 @@ class UserCodeThrowsMatrixTest {
   private static final Duration DEADLINE = Duration.ofSeconds(3);
   /** How long past the deadline an operation may take to end. */
   private static final Duration SLACK = Duration.ofSeconds(2);
+  private static final HedgingPolicy HEDGE = HedgingPolicy.fixedDelay(Duration.ofMillis(50));
+  private static final AsyncOperationPolicy WAIT = AsyncOperationPolicy.builder()
+      .minPollInterval(Duration.ofMillis(5)).maxPollInterval(Duration.ofMillis(20)).jitter(0).build();
 
   enum Point {
     CLASSIFIER, LISTENER_ATTEMPT_STARTED, LISTENER_ATTEMPT_ENDED, LISTENER_RETRY_SCHEDULED,
@@ -82,7 +87,17 @@ class UserCodeThrowsMatrixTest {
     SCHEDULER
   }
 
-  enum Path { EXECUTE, EXECUTE_ASYNC, PLAIN_EXECUTE, PLAIN_ENQUEUE }
+  enum Path {
+    EXECUTE, EXECUTE_ASYNC, PLAIN_EXECUTE, PLAIN_ENQUEUE,
+    /** Hedged (a copy after 50 ms; the 503 starts the next copy at once). */
+    HEDGED_EXECUTE, HEDGED_ASYNC,
+    /** A 202 wait: the submit, then polls of {@code /job/status} (the first poll a 503). */
+    AWAIT, AWAIT_ASYNC;
+
+    boolean polls() {
+      return this == AWAIT || this == AWAIT_ASYNC;
+    }
+  }
 
   enum Kind { RUNTIME, ERROR, OUT_OF_MEMORY }
 
@@ -124,7 +139,17 @@ class UserCodeThrowsMatrixTest {
     server.setDispatcher(new Dispatcher() {
       @Override
       public MockResponse dispatch(RecordedRequest request) {
-        if (request.getUrl().encodedPath().equals("/flaky") && flakyRequests.getAndIncrement() == 0) {
+        String path = request.getUrl().encodedPath();
+        if (path.equals("/job")) {
+          return new MockResponse.Builder().code(202).setHeader("Operation-Location", "/job/status")
+              .build();
+        }
+        if (path.equals("/job/status")) {
+          return flakyRequests.getAndIncrement() == 0
+              ? new MockResponse.Builder().code(503).body("busy").build()
+              : new MockResponse.Builder().code(200).body("{\"status\":\"succeeded\"}").build();
+        }
+        if (path.equals("/flaky") && flakyRequests.getAndIncrement() == 0) {
           return new MockResponse.Builder().code(503).body("busy").build();
         }
         return new MockResponse.Builder().code(200).body("ok").build();
@@ -178,13 +203,14 @@ class UserCodeThrowsMatrixTest {
   @MethodSource("cases")
   void userCodeThatThrowsNeverHangsTheOperationNorLeaksAPermitABreakerCallOrAConnection(
       Point point, Path path, Kind kind) throws Exception {
-    Assumptions.assumeTrue(point != Point.SCHEDULER || path == Path.EXECUTE_ASYNC,
-        "the scheduler is used by executeAsync() only");
+    Assumptions.assumeTrue(point != Point.SCHEDULER || path == Path.EXECUTE_ASYNC
+            || path == Path.HEDGED_ASYNC || path == Path.AWAIT_ASYNC,
+        "the scheduler is used by the non-blocking paths only");
     ResilientHttpClient client = client(point, kind, breakers(false));
     CircuitBreaker breaker = client.circuitBreakerFor(server.url("/")).orElseThrow();
 
     armed.set(true);
-    String outcome = runToTheEnd(client, path, server.url("/flaky").toString());
+    String outcome = runToTheEnd(client, path, urlFor(path));
     armed.set(false);
 
     assertCleanAfterwards(client, breaker, outcome, point, path);
@@ -201,7 +227,7 @@ class UserCodeThrowsMatrixTest {
     breaker.transitionToHalfOpenState();
 
     armed.set(true);
-    String outcome = runToTheEnd(client, path, server.url("/flaky").toString());
+    String outcome = runToTheEnd(client, path, urlFor(path));
     armed.set(false);
 
     assertEnded(outcome, point, path);
@@ -372,6 +398,25 @@ class UserCodeThrowsMatrixTest {
     switch (path) {
       case EXECUTE -> ended = CompletableFuture.supplyAsync(
           () -> call(() -> client.operation(request).execute()), callers);
+      case HEDGED_EXECUTE -> ended = CompletableFuture.supplyAsync(
+          () -> call(() -> client.operation(request).hedging(HEDGE).execute()), callers);
+      case HEDGED_ASYNC -> {
+        try {
+          ended = client.operation(request).hedging(HEDGE).executeAsync();
+        } catch (Throwable t) {
+          return fail("executeAsync() threw synchronously instead of completing its future", t);
+        }
+      }
+      case AWAIT -> ended = CompletableFuture.supplyAsync(
+          () -> call(() -> client.operation(submit(url)).awaitCompletion(WAIT)), callers);
+      case AWAIT_ASYNC -> {
+        try {
+          ended = client.operation(submit(url)).awaitCompletionAsync(WAIT);
+        } catch (Throwable t) {
+          return fail("awaitCompletionAsync() threw synchronously instead of completing its future",
+              t);
+        }
+      }
       case PLAIN_EXECUTE -> ended = CompletableFuture.supplyAsync(
           () -> call(() -> client.okHttpClient().newCall(request).execute()), callers);
       case EXECUTE_ASYNC -> {
@@ -417,6 +462,15 @@ class UserCodeThrowsMatrixTest {
     } catch (TimeoutException e) {
       return "HUNG";
     }
+  }
+
+  private String urlFor(Path path) {
+    return server.url(path.polls() ? "/job" : "/flaky").toString();
+  }
+
+  private static Request submit(String url) {
+    return new Request.Builder().url(url)
+        .post(okhttp3.RequestBody.create("{}", okhttp3.MediaType.get("application/json"))).build();
   }
 
   private interface Blocking {
@@ -472,7 +526,9 @@ class UserCodeThrowsMatrixTest {
       softly.assertThat(poolClean).as("%s: no connection left in use within 2 s (%d of %d idle)",
           which, okHttp.connectionPool().idleConnectionCount(),
           okHttp.connectionPool().connectionCount()).isTrue();
-      softly.assertThat(started).as("%s: operationStarted events", which).isLessThanOrEqualTo(1);
+      if (!path.polls()) { // a wait runs the submit and each poll as operations of their own
+        softly.assertThat(started).as("%s: operationStarted events", which).isLessThanOrEqualTo(1);
+      }
       softly.assertThat(ended).as("%s: operationEnded events", which).isEqualTo(started);
       softly.assertThat(followUp).as("%s: the follow-up operation", which).isEqualTo("status 200");
       softly.assertThat(poolCleanAfterFollowUp).as("%s: pool clean after the follow-up", which)

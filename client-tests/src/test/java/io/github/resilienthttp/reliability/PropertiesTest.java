@@ -13,7 +13,7 @@ import io.github.resilienthttp.ResponseClassifier;
 import io.github.resilienthttp.RetryAfter;
 import io.github.resilienthttp.RetryBudget;
 import io.github.resilienthttp.RetryPolicy;
-import io.github.resilienthttp.internal.engine.DefaultResponseClassifier;
+import io.github.resilienthttp.internal.classify.DefaultResponseClassifier;
 import io.github.resilienthttp.internal.engine.RetryLoop;
 import io.github.resilienthttp.testkit.FakeTimeSource;
 import io.github.resilienthttp.testkit.Fault;

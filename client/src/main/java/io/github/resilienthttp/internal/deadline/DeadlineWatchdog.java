@@ -1,6 +1,5 @@
 package io.github.resilienthttp.internal.deadline;
 
-import io.github.resilienthttp.DeadlineExceededException;
 import io.github.resilienthttp.internal.engine.OperationContext;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
@@ -19,14 +18,18 @@ import org.slf4j.LoggerFactory;
  * or response, a call waiting in OkHttp's dispatcher queue, reading the body after the operation
  * returned). Not API.
  *
- * <p>It replaces OkHttp's call timeout, which the SDK used to set on every call. That timeout is an
- * Okio {@link AsyncTimeout}: every call enters Okio's global timeout queue, at its head when nothing
- * else is pending, and wakes Okio's watchdog thread, which cost 2 to 5 µs per call on loopback, most
+ * <p>It stands in for OkHttp's call timeout on the SDK's calls (see docs/design/engine.md). That
+ * timeout is an
+ * Okio {@link AsyncTimeout}: every call enters Okio's global timeout queue, at its head when
+ * nothing
+ * else is pending, and wakes Okio's watchdog thread, which cost 2 to 5 µs per call on loopback,
+ * most
  * of the SDK's overhead (see {@code BENCHMARKS.md}). Here an operation only joins a lock-free stack
  * (it is its own list node, so joining allocates nothing). One sweep, at most every
  * {@link #TICK_NANOS} while operations are watched and also at the earliest deadline it knows of,
  * stops the calls whose deadline has passed and forgets the operations that are done. The sweeps
- * run on Okio's own watchdog thread, as OkHttp's call timeouts did, through one {@code AsyncTimeout}
+ * run on Okio's own watchdog thread, as OkHttp's call timeouts did, through one {@code
+ * AsyncTimeout}
  * per client that is re-armed after each sweep: about 100 entries in Okio's queue per second while
  * busy, whatever the traffic, and none when idle. So no thread is added, and the client's scheduler
  * (which may be the user's, and busy) plays no part. Only an operation due before the next sweep
@@ -36,10 +39,11 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>While it runs (an attempt in flight, or waiting in OkHttp's dispatcher queue), the call is
  *       cancelled; the retry loop sees a cancelled call after the deadline and throws
- *       {@link DeadlineExceededException}.
+ *       {@link io.github.resilienthttp.DeadlineExceededException}.
  *   <li>Once it returned a response, the caller may be reading the body: the call's own timeout is
  *       entered with a deadline of now, so OkHttp fails the read exactly as its call timeout would,
- *       with {@code InterruptedIOException("timeout")}. (Entering it earlier is not possible: OkHttp
+ *       with {@code InterruptedIOException("timeout")}. (Entering it earlier is not possible:
+ * OkHttp
  *       enters a call's timeout itself when the call starts, and Okio refuses a second entry.)
  * </ul>
  *
@@ -98,15 +102,16 @@ public final class DeadlineWatchdog {
 
   /**
    * Watches {@code op}, through its current {@link OperationContext#watchedCall}, for its deadline.
-   * Called by {@link OperationContext#newAttemptCall} when the watchdog does not have the operation;
+   * Called by {@link OperationContext#newAttemptCall} when the watchdog does not have the
+   * operation;
    * later attempts only update {@link OperationContext#watchedCall}.
    */
   public void watch(OperationContext op) {
-    op.inWatchdog = true;
+    WatchEntry.watched(op, true);
     OperationContext head;
     do {
       head = joined.get();
-      op.watchNext = head;
+      WatchEntry.link(op, head);
     } while (!joined.compareAndSet(head, op));
     if (!running.get() && running.compareAndSet(false, true)) {
       idleSinceNanos = System.nanoTime();
@@ -154,10 +159,10 @@ public final class DeadlineWatchdog {
    */
   public synchronized int watchedCount() {
     int n = 0;
-    for (OperationContext op = joined.get(); op != null; op = op.watchNext) {
+    for (OperationContext op = joined.get(); op != null; op = WatchEntry.next(op)) {
       n++;
     }
-    for (OperationContext op = watched; op != null; op = op.watchNext) {
+    for (OperationContext op = watched; op != null; op = WatchEntry.next(op)) {
       n++;
     }
     return n;
@@ -194,24 +199,24 @@ public final class DeadlineWatchdog {
       nextSweepNanos = now + TICK_NANOS;
     }
     for (OperationContext op = joined.getAndSet(null); op != null; ) {
-      OperationContext next = op.watchNext;
-      op.watchNext = watched;
+      OperationContext next = WatchEntry.next(op);
+      WatchEntry.link(op, watched);
       watched = op;
       op = next;
     }
     long earliest = now + TICK_NANOS;
     OperationContext previous = null;
     for (OperationContext op = watched; op != null; ) {
-      OperationContext next = op.watchNext;
+      OperationContext next = WatchEntry.next(op);
       boolean done = op.callDone();
       if (done || op.spec.realDeadlineNanos() - now <= 0) {
         if (previous == null) {
           watched = next;
         } else {
-          previous.watchNext = next;
+          WatchEntry.link(previous, next);
         }
-        op.watchNext = null;
-        op.inWatchdog = false; // after unlinking: watch() may link it again from now on
+        WatchEntry.link(op, null);
+        WatchEntry.watched(op, false); // after unlinking: watch() may link it again from now on
         if (!done) {
           expire(op);
         }
@@ -255,7 +260,8 @@ public final class DeadlineWatchdog {
 
   /**
    * Enters the call's own timeout with a deadline of now. Only for a call that has returned its
-   * response: OkHttp entered (or skipped, having no call timeout) the timeout when the call started.
+   * response: OkHttp entered (or skipped, having no call timeout) the timeout when the call
+   * started.
    *
    * @return false when the call's timeout is not an {@link AsyncTimeout} or is already entered
    */

@@ -2,7 +2,7 @@ package io.github.resilienthttp.internal.engine;
 
 import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.OutcomeUnknownAnswerException;
-import io.github.resilienthttp.internal.okhttp.IdempotencySignal;
+import io.github.resilienthttp.internal.classify.IdempotencySignal;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;

@@ -1,8 +1,6 @@
 package io.github.resilienthttp.internal.engine;
 
-import io.github.resilienthttp.Operation;
 import io.github.resilienthttp.ResilientHttpException;
-import io.github.resilienthttp.internal.guard.BulkheadGate;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -16,7 +14,8 @@ import okhttp3.Request;
 import okhttp3.Response;
 
 /**
- * The non-blocking driver of the retry loop for {@link Operation#executeAsync()}: each attempt is an
+ * The non-blocking driver of the retry loop for {@link
+ * io.github.resilienthttp.Operation#executeAsync()}: each attempt is an
  * OkHttp call made with {@link Call#enqueue}, each wait a task on the client's scheduler or a
  * bulkhead grant, so no thread is held while the operation waits. The decisions are
  * {@link RetryLoop}'s, so the semantics are those of {@code execute()}.
@@ -37,7 +36,7 @@ public final class AsyncDriver implements Callback {
   private final AtomicBoolean ended = new AtomicBoolean();
   private volatile Call call;
   private volatile ScheduledFuture<?> scheduled;
-  private volatile CompletableFuture<Boolean> bulkheadWait;
+  private volatile Admission bulkheadWait;
 
   public AsyncDriver(OperationContext op, Request stampedRequest) {
     this.op = op;
@@ -56,7 +55,9 @@ public final class AsyncDriver implements Callback {
    * a scheduled retry or a bulkhead wait is cut short, and the step that wakes ends the operation.
    */
   public void cancel() {
-    op.cancel();
+    if (!op.cancel()) {
+      return; // its response was returned: the caller may be reading the body
+    }
     future.cancelFromOperation();
     try {
       Call c = call;
@@ -69,9 +70,9 @@ public final class AsyncDriver implements Callback {
         // The retry will never run: its step runs here, sees the cancel and ends the operation.
         guarded(this::step, callbackExecutor());
       }
-      CompletableFuture<Boolean> w = bulkheadWait;
+      Admission w = bulkheadWait;
       if (w != null) {
-        client.bulkheadGate().giveUp(w); // its continuation ends the operation
+        w.giveUp(); // its continuation ends the operation
       }
     }
   }
@@ -87,45 +88,28 @@ public final class AsyncDriver implements Callback {
       fail(e, callbackExecutor());
       return;
     }
-    BulkheadGate bulkhead = client.bulkheadGate();
-    if (bulkhead == null) {
+    Admission admission = Admission.begin(loop, remaining);
+    if (admission == null) {
       send(remaining);
       return;
     }
-    long waitStart = System.nanoTime();
-    long allowed = RetryLoop.bulkheadWaitNanos(remaining);
-    CompletableFuture<Boolean> wait = bulkhead.acquireAsync(allowed, client.scheduler());
-    if (wait.isDone()) {
-      admitted(wait, waitStart, allowed);
+    if (admission.isDone()) {
+      admitted(admission);
       return;
     }
-    bulkheadWait = wait;
+    bulkheadWait = admission;
     if (op.isCanceled()) {
-      bulkhead.giveUp(wait);
+      admission.giveUp();
     }
-    wait.whenComplete((granted, error) ->
-        guarded(() -> admitted(wait, waitStart, allowed), callbackExecutor()));
+    admission.whenDone(() -> guarded(() -> admitted(admission), callbackExecutor()));
   }
 
   /** The bulkhead wait is over: granted, timed out, given up (cancel), or the scheduler refused. */
-  private void admitted(CompletableFuture<Boolean> wait, long waitStart, long allowed) {
+  private void admitted(Admission admission) {
     bulkheadWait = null;
-    boolean granted;
     try {
-      granted = wait.join();
-    } catch (RuntimeException e) { // CompletionException: the user's scheduler refused the timeout
-      fail(new ResilientHttpException("the scheduler rejected the bulkhead wait's timeout",
-          op.key(), op.spec.keySent(), op.attempts(), "scheduler-rejected", e.getCause()),
-          callbackExecutor());
-      return;
-    }
-    if (granted) {
-      loop.permits().bulkheadGranted();
-    }
-    try {
-      if (!granted) {
-        throw loop.bulkheadRejected(System.nanoTime() - waitStart,
-            client.bulkheadGate().cutByDeadline(allowed));
+      if (!admission.granted()) {
+        throw admission.refusal();
       }
       loop.checkNotCanceled();
     } catch (IOException e) {
@@ -219,6 +203,12 @@ public final class AsyncDriver implements Callback {
   }
 
   private void succeed(Response response) {
+    if (!op.claimReturn()) {
+      // A cancel came before the response was handed over: the operation ends as cancelled.
+      RetryLoop.closeQuietly(response);
+      fail(loop.canceledFailure(), Runnable::run);
+      return;
+    }
     if (!ended.compareAndSet(false, true)) {
       RetryLoop.closeQuietly(response);
       return;

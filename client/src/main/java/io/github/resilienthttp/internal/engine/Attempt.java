@@ -53,6 +53,8 @@ public final class Attempt implements Function0<Attempt> {
    */
   private volatile boolean failedBeforeWire;
   private volatile Call call;
+  /** Run once, when the first request of this attempt reaches the SDK's network interceptor. */
+  private volatile Runnable onWire;
 
   Attempt(OperationContext op, int number, AttemptKind kind, long remainingNanos,
       AttemptPermits permits) {
@@ -120,8 +122,26 @@ public final class Attempt implements Function0<Attempt> {
    * only {@link #requestSent()} means the server may have seen it.
    */
   public void networkRequestStarted() {
-    NETWORK_REQUESTS.getAndAdd(this, 1);
+    int before = (int) NETWORK_REQUESTS.getAndAdd(this, 1);
     op.networkRequestStarted();
+    Runnable r = onWire;
+    if (before == 0 && r != null) {
+      r.run();
+    }
+  }
+
+  /**
+   * Runs {@code r} when this attempt is on the wire: OkHttp's dispatcher ran its call and a
+   * connection is in hand (the first request reached the SDK's network interceptor). Set before the
+   * call starts.
+   */
+  void onWire(Runnable r) {
+    this.onWire = r;
+  }
+
+  /** Whether this attempt's call got as far as the network (see {@link #onWire}). */
+  boolean onWireYet() {
+    return networkRequests > 0;
   }
 
   /**

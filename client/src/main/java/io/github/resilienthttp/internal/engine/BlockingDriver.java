@@ -1,20 +1,19 @@
 package io.github.resilienthttp.internal.engine;
 
-import io.github.resilienthttp.Operation;
-import io.github.resilienthttp.ResilientHttpClient;
-import io.github.resilienthttp.TimeSource;
-import io.github.resilienthttp.internal.guard.BulkheadGate;
-import io.github.resilienthttp.internal.okhttp.RetryInterceptor;
 import java.io.IOException;
 import okhttp3.Request;
 import okhttp3.Response;
 
 /**
- * The blocking driver of the retry loop: sends one attempt at a time on the calling thread and waits
- * between attempts through the client's {@link TimeSource}. The decisions are {@link RetryLoop}'s.
- * How an attempt is sent is the caller's: {@link Operation#execute()} makes each attempt its own
- * OkHttp call; a plain call on {@link ResilientHttpClient#okHttpClient()} proceeds down its
- * interceptor chain ({@link RetryInterceptor}). Not API.
+ * The blocking driver of the retry loop: sends one attempt at a time on the calling thread and
+ * waits
+ * between attempts through the client's {@link io.github.resilienthttp.TimeSource}. The decisions
+ * are {@link RetryLoop}'s.
+ * How an attempt is sent is the caller's: {@link io.github.resilienthttp.Operation#execute()}
+ * makes each attempt its own
+ * OkHttp call; a plain call on {@link io.github.resilienthttp.ResilientHttpClient#okHttpClient()}
+ * proceeds down its
+ * interceptor chain ({@link io.github.resilienthttp.internal.okhttp.RetryInterceptor}). Not API.
  */
 public final class BlockingDriver {
   private BlockingDriver() {}
@@ -48,6 +47,11 @@ public final class BlockingDriver {
     Response response;
     try {
       response = attemptUntilFinal(loop, attempts);
+      if (!loop.op.claimReturn()) {
+        // A cancel came before the response was handed over: the operation ends as cancelled.
+        RetryLoop.closeQuietly(response);
+        throw loop.canceledFailure();
+      }
     } catch (IOException | RuntimeException | Error e) {
       // No body will be read: the deadline's backstop can forget the operation.
       loop.op.endedWithoutResponse = true;
@@ -76,24 +80,7 @@ public final class BlockingDriver {
     while (true) {
       Response result;
       try {
-        long remaining = loop.beforeAttempt();
-        BulkheadGate bulkhead = client.bulkheadGate();
-        if (bulkhead != null) {
-          long waitStart = System.nanoTime();
-          long allowed = RetryLoop.bulkheadWaitNanos(remaining);
-          boolean admitted;
-          try {
-            admitted = loop.permits().acquireBulkhead(allowed, op::cancelSignal);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw loop.interrupted();
-          }
-          if (!admitted) {
-            throw loop.bulkheadRejected(System.nanoTime() - waitStart, bulkhead.cutByDeadline(allowed));
-          }
-          loop.checkNotCanceled();
-          remaining = op.remainingNanos();
-        }
+        long remaining = Admission.awaitBlocking(loop, loop.beforeAttempt());
         Attempt attempt = loop.startAttempt(remaining);
         Response response = null;
         IOException failure = null;

@@ -1,8 +1,9 @@
 package io.github.resilienthttp.internal.engine;
 
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilienthttp.HedgingPolicy;
 import io.github.resilienthttp.IdempotencyKeyPolicy;
-import io.github.resilienthttp.OperationListener;
+import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.ResponseClassifier;
 import io.github.resilienthttp.RetryBudget;
 import io.github.resilienthttp.RetryPolicy;
@@ -17,7 +18,6 @@ import io.github.resilienthttp.internal.okhttp.NetworkAttemptTracker;
 import io.github.resilienthttp.internal.okhttp.RetryInterceptor;
 import io.github.resilienthttp.internal.okhttp.WireListener;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -46,7 +46,13 @@ public final class ClientRuntime {
   private final DeadlineWatchdog deadlineWatchdog = new DeadlineWatchdog();
   private final KeyGenerator keyGenerator = new KeyGenerator();
   private final TargetLatencies latencies = new TargetLatencies();
+  private final java.util.concurrent.atomic.AtomicBoolean dispatcherQueueWarned =
+      new java.util.concurrent.atomic.AtomicBoolean();
   private final HedgingPolicy hedgingPolicy;
+  private final OperationFactory operations;
+  /** Binds a token this client hands out to its signer (a package-private step of the API). */
+  private final java.util.function.UnaryOperator<io.github.resilienthttp.ResumeToken> tokenBinder;
+  private final ClientSettings settings;
   private final boolean systemTime;
   private final ResumeTokenSigner resumeTokenSigner;
   /** Plain calls: every call is an operation, run by {@link RetryInterceptor}. */
@@ -62,32 +68,32 @@ public final class ClientRuntime {
   private volatile ScheduledExecutorService defaultScheduler;
 
   /**
-   * Makes the runtime of one client.
+   * Makes the runtime of one client from its settings.
    *
-   * @param circuitBreakers the breakers, or {@code null} for none
-   * @param bulkhead the bulkhead gate, or {@code null} for none
-   * @param userScheduler the user's scheduler, or {@code null} for the default one
+   * @param settings what the builder was given
+   * @param operations makes the operations the SDK runs on its own (polls, queries, re-sends)
    */
-  public ClientRuntime(OkHttpClient wrapped, RetryPolicy retryPolicy, ResponseClassifier classifier,
-      IdempotencyKeyPolicy idempotencyKeyPolicy, TimeSource timeSource, RandomGenerator random,
-      RetryBudget retryBudget, TargetCircuitBreakers circuitBreakers, BulkheadGate bulkhead,
-      List<OperationListener> listeners, String replayHeader,
-      ScheduledExecutorService userScheduler, HedgingPolicy hedgingPolicy,
-      ResumeTokenSigner resumeTokenSigner) {
-    this.hedgingPolicy = hedgingPolicy;
-    this.resumeTokenSigner = java.util.Objects.requireNonNull(resumeTokenSigner, "resumeTokenSigner");
-    this.wrapped = wrapped;
-    this.retryPolicy = retryPolicy;
-    this.classifier = classifier;
-    this.idempotencyKeyPolicy = idempotencyKeyPolicy;
-    this.timeSource = timeSource;
-    this.random = random;
-    this.retryBudget = retryBudget;
-    this.circuitBreakers = circuitBreakers;
-    this.bulkhead = bulkhead;
-    this.listeners = new Listeners(listeners);
-    this.replayHeader = replayHeader;
-    this.userScheduler = userScheduler;
+  public ClientRuntime(ClientSettings settings, OperationFactory operations,
+      java.util.function.UnaryOperator<io.github.resilienthttp.ResumeToken> tokenBinder) {
+    this.settings = settings;
+    this.operations = operations;
+    this.tokenBinder = tokenBinder;
+    this.hedgingPolicy = settings.hedgingPolicy();
+    this.resumeTokenSigner = java.util.Objects.requireNonNull(settings.resumeTokenSigner(),
+        "resumeTokenSigner");
+    this.wrapped = settings.wrapped();
+    this.retryPolicy = settings.retryPolicy();
+    this.classifier = settings.classifier();
+    this.idempotencyKeyPolicy = settings.idempotencyKeyPolicy();
+    this.timeSource = settings.timeSource();
+    this.random = settings.random();
+    this.retryBudget = settings.retryBudget();
+    this.circuitBreakers = breakersOf(settings);
+    this.bulkhead = settings.bulkheadConfig() == null
+        ? null : new BulkheadGate(settings.bulkheadName(), settings.bulkheadConfig());
+    this.listeners = new Listeners(settings.listeners());
+    this.replayHeader = settings.replayHeader();
+    this.userScheduler = settings.scheduler();
     this.systemTime = timeSource instanceof SystemTimeSource;
     // What every SDK client shares: the watchdog's listener, the network tracker, and OkHttp's
     // silent retries off (RetryInterceptor restores them for pass-through calls), set once on the
@@ -110,6 +116,25 @@ public final class ClientRuntime {
     this.longestTimeoutNanos = longestTimeoutNanos(wrapped);
   }
 
+  /** The breakers the settings ask for: none, one for every target, or one per target. */
+  private static TargetCircuitBreakers breakersOf(ClientSettings s) {
+    if (s.circuitBreakerDisabled()) {
+      return null;
+    } else if (s.circuitBreaker() != null) {
+      return TargetCircuitBreakers.single(s.circuitBreaker());
+    } else if (s.sharedBreakers() != null) {
+      return s.sharedBreakers();
+    }
+    return TargetCircuitBreakers.perTarget(s.circuitBreakerRegistry() != null
+        ? s.circuitBreakerRegistry()
+        : CircuitBreakerRegistry.of(ResilientHttpClient.defaultCircuitBreakerConfig()));
+  }
+
+  /** What the client's builder was given: {@code newBuilder()} reads it back. */
+  public ClientSettings settings() {
+    return settings;
+  }
+
   /**
    * Whether {@code client} is an SDK client (the plain-call client of a runtime, or one derived from
    * it): wrapping it would nest two retry loops.
@@ -120,6 +145,16 @@ public final class ClientRuntime {
   }
 
   /** {@return the signer of the resume tokens this client hands out and accepts} */
+  /**
+   * {@code token} bound to this client's signer: its text is signed with the client's key.
+   *
+   * @param token a token this client hands out
+   * @return the bound token
+   */
+  public io.github.resilienthttp.ResumeToken signed(io.github.resilienthttp.ResumeToken token) {
+    return tokenBinder.apply(token);
+  }
+
   public ResumeTokenSigner resumeTokenSigner() {
     return resumeTokenSigner;
   }
@@ -209,6 +244,31 @@ public final class ClientRuntime {
   }
 
   /** Recent attempt latencies per target, for percentile hedging delays. */
+  /**
+   * Says once per client, at WARN, that a hedge was not sent because OkHttp's dispatcher would
+   * have queued it: hedging then needs a higher {@code maxRequestsPerHost} (or {@code maxRequests}).
+   */
+  void warnDispatcherQueue() {
+    if (dispatcherQueueWarned.compareAndSet(false, true)) {
+      org.slf4j.LoggerFactory.getLogger(HedgingDriver.class).warn("a hedge was not sent: the"
+          + " wrapped client's dispatcher would have queued it (maxRequests {}, maxRequestsPerHost"
+          + " {}); raise them for hedging to help (said once per client)",
+          wrapped.dispatcher().getMaxRequests(), wrapped.dispatcher().getMaxRequestsPerHost());
+    }
+  }
+
+  /**
+   * A new operation of this client that the SDK runs on its own (a poll, a query, a re-send).
+   *
+   * @param request the request
+   * @param firstKind how its first attempt is reported
+   * @return the operation, not yet run
+   */
+  public io.github.resilienthttp.Operation newOperation(okhttp3.Request request,
+      io.github.resilienthttp.AttemptKind firstKind) {
+    return operations.create(this, request, firstKind);
+  }
+
   public TargetLatencies latencies() {
     return latencies;
   }

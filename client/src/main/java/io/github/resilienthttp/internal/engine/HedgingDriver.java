@@ -2,8 +2,6 @@ package io.github.resilienthttp.internal.engine;
 
 import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.HedgingPolicy;
-import io.github.resilienthttp.ResilientHttpException;
-import io.github.resilienthttp.internal.guard.BulkheadGate;
 import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -43,10 +41,11 @@ public final class HedgingDriver implements Callback {
   /** Guarded by this. */
   private final List<Attempt> inFlight = new ArrayList<>(2);
   private boolean ended;
+  private boolean started;
   private int copies;
   private ScheduledFuture<?> hedgeTimer;
   private ScheduledFuture<?> deadlineTimer;
-  private CompletableFuture<Boolean> bulkheadWait;
+  private Admission bulkheadWait;
   /** The attempt whose answer won, once one did. */
   private Attempt winner;
 
@@ -62,6 +61,7 @@ public final class HedgingDriver implements Callback {
   /** Starts the operation; never throws: every failure completes the future. */
   public CompletableFuture<Response> start() {
     synchronized (this) {
+      started = true;
       guarded(this::first);
     }
     return future;
@@ -74,10 +74,14 @@ public final class HedgingDriver implements Callback {
 
   /** Cancels every attempt and timer; the future completes as cancelled. */
   public void cancel() {
-    op.cancel();
+    if (!op.cancel()) {
+      return; // its response was returned: the caller may be reading the body
+    }
     future.cancelFromOperation(); // at once, as for any cancelled future; the end is reported below
     synchronized (this) {
-      if (!ended) {
+      // Before start() the first step sees the cancel and ends the operation itself, after
+      // reporting its start.
+      if (started && !ended) {
         end(null, loop.canceledFailure());
       }
     }
@@ -92,46 +96,38 @@ public final class HedgingDriver implements Callback {
       return;
     }
     armDeadline(remaining);
-    BulkheadGate bulkhead = client.bulkheadGate();
-    if (bulkhead == null) {
+    Admission admission = Admission.begin(loop, remaining);
+    if (admission == null) {
       sendFirst(remaining);
       return;
     }
-    long waitStart = System.nanoTime();
-    long allowed = RetryLoop.bulkheadWaitNanos(remaining);
-    CompletableFuture<Boolean> wait = bulkhead.acquireAsync(allowed, client.scheduler());
-    if (wait.isDone()) {
-      admitted(wait, waitStart, allowed);
+    if (admission.isDone()) {
+      admitted(admission);
       return;
     }
-    bulkheadWait = wait;
-    wait.whenComplete((granted, error) -> {
+    bulkheadWait = admission;
+    admission.whenDone(() -> {
       synchronized (this) {
-        guarded(() -> admitted(wait, waitStart, allowed));
+        guarded(() -> admitted(admission));
       }
     });
   }
 
-  private void admitted(CompletableFuture<Boolean> wait, long waitStart, long allowed) {
+  private void admitted(Admission admission) {
     bulkheadWait = null;
     boolean granted;
     try {
-      granted = wait.join();
-    } catch (RuntimeException e) {
-      end(null, new ResilientHttpException("the scheduler rejected the bulkhead wait's timeout",
-          op.key(), op.spec.keySent(), op.attempts(), "scheduler-rejected", e.getCause()));
+      granted = admission.granted();
+    } catch (IOException e) {
+      end(null, e);
       return;
-    }
-    if (granted) {
-      loop.permits().bulkheadGranted();
     }
     if (ended) {
       loop.releasePermits();
       return;
     }
     if (!granted) {
-      end(null, loop.bulkheadRejected(System.nanoTime() - waitStart,
-          client.bulkheadGate().cutByDeadline(allowed)));
+      end(null, admission.refusal());
       return;
     }
     sendFirst(op.remainingNanos());
@@ -143,18 +139,34 @@ public final class HedgingDriver implements Callback {
   }
 
   private void send(Attempt a) {
+    // The hedging delay of a copy runs from when it is on the wire, not from when it was handed to
+    // OkHttp's dispatcher, which may queue it (maxRequests, maxRequestsPerHost): time in that queue
+    // is not the server's slowness.
+    a.onWire(() -> {
+      synchronized (this) {
+        guarded(() -> armHedgeTimer(a));
+      }
+    });
+    try {
+      Call c = op.newAttemptCall(a, loop.request());
+      // OkHttp runs the wrapped client's EventListener.callStart inside enqueue: if it throws, no
+      // callback comes, so this copy's own permits go back here (not another copy's).
+      c.enqueue(this);
+    } catch (RuntimeException | Error e) {
+      a.permits().releaseAll();
+      throw e;
+    }
     copies++;
     inFlight.add(a);
-    Call c = op.newAttemptCall(a, loop.request());
-    c.enqueue(this);
-    armHedgeTimer();
   }
 
-  /** Schedules the next copy after the hedging delay, if one may follow. */
-  private void armHedgeTimer() {
-    if (copies >= maxCopies) {
-      return;
+  /** Schedules the next copy after the hedging delay, once {@code onWire} is on the wire. */
+  private void armHedgeTimer(Attempt onWire) {
+    if (ended || copies >= maxCopies || inFlight.isEmpty()
+        || inFlight.get(inFlight.size() - 1) != onWire) {
+      return; // only the latest copy's clock counts
     }
+    cancelTimer(hedgeTimer);
     long delay = hedgingDelayNanos();
     try {
       hedgeTimer = client.scheduler().schedule(() -> {
@@ -183,10 +195,39 @@ public final class HedgingDriver implements Callback {
     if (ended || copies >= maxCopies || inFlight.isEmpty()) {
       return;
     }
+    if (dispatcherWouldQueue()) {
+      refuseQueuedHedge();
+      return;
+    }
     AttemptPermits permits = loop.reserveHedge();
     if (permits != null) {
       send(loop.startHedge(permits));
     }
+  }
+
+  /**
+   * Whether OkHttp's dispatcher would queue a copy rather than run it now (its
+   * {@code maxRequests} or {@code maxRequestsPerHost} reached): a queued copy would only compete
+   * with the copy it is meant to help, so no copy is sent then. The count includes the SDK's
+   * blocking calls too, so it errs towards not hedging.
+   */
+  private boolean dispatcherWouldQueue() {
+    okhttp3.Dispatcher d = client.wrapped().dispatcher();
+    if (d.runningCallsCount() >= d.getMaxRequests()) {
+      return true;
+    }
+    String host = loop.request().url().host();
+    int sameHost = 0;
+    for (Call c : d.runningCalls()) {
+      if (c.request().url().host().equals(host)) {
+        sameHost++;
+      }
+    }
+    return sameHost >= d.getMaxRequestsPerHost();
+  }
+
+  private void refuseQueuedHedge() {
+    client.warnDispatcherQueue();
   }
 
   private void armDeadline(long remainingNanos) {
@@ -249,8 +290,7 @@ public final class HedgingDriver implements Callback {
       return;
     }
     if (response != null) {
-      client.latencies().record(target, client.timeSource().nanoTime()
-          - (op.spec.deadlineNanos() - a.remainingNanos()));
+      client.latencies().record(target, elapsedSinceStart(a));
     }
     boolean othersInFlight = !inFlight.isEmpty();
     AttemptPermits next = null;
@@ -303,17 +343,33 @@ public final class HedgingDriver implements Callback {
       RetryLoop.closeQuietly(response);
       return;
     }
+    if (response != null && !op.claimReturn()) {
+      // A cancel came before the response was handed over: the operation ends as cancelled.
+      RetryLoop.closeQuietly(response);
+      response = null;
+      failure = loop.canceledFailure();
+      winner = null;
+    }
     ended = true;
     cancelTimer(hedgeTimer);
     cancelTimer(deadlineTimer);
-    CompletableFuture<Boolean> wait = bulkheadWait;
-    if (wait != null && client.bulkheadGate() != null) {
-      client.bulkheadGate().giveUp(wait);
+    Admission wait = bulkheadWait;
+    if (wait != null) {
+      wait.giveUp();
     }
     if (copies == 0) {
       loop.releasePermits(); // the first attempt's, taken but never sent
     }
+    long now = client.timeSource().nanoTime();
+    long winnerLatency = winner == null ? Long.MAX_VALUE : now - startNanos(winner);
     for (Attempt other : inFlight) {
+      long waited = now - startNanos(other);
+      if (waited > winnerLatency && other.onWireYet()) {
+        // A slow loser, cancelled after this long without an answer: its latency is at least that.
+        // Left out, the percentile would learn only from the fast copies and drift low, hedging
+        // more and more (a censored sample, counted at its lower bound).
+        client.latencies().record(target, waited);
+      }
       Call c = other.call();
       if (c != null) {
         try {
@@ -353,6 +409,14 @@ public final class HedgingDriver implements Callback {
     }
   }
 
+  private long startNanos(Attempt a) {
+    return op.spec.deadlineNanos() - a.remainingNanos();
+  }
+
+  private long elapsedSinceStart(Attempt a) {
+    return client.timeSource().nanoTime() - startNanos(a);
+  }
+
   private static void cancelTimer(ScheduledFuture<?> timer) {
     if (timer != null) {
       timer.cancel(false);
@@ -364,7 +428,9 @@ public final class HedgingDriver implements Callback {
     try {
       step.run();
     } catch (RuntimeException | Error e) {
-      loop.releasePermits();
+      if (copies == 0) {
+        loop.releasePermits(); // the first copy's, never sent; sent copies release on their answer
+      }
       end(null, e);
       if (e instanceof VirtualMachineError) {
         throw e;

@@ -1,13 +1,10 @@
 package io.github.resilienthttp.internal.engine;
 
 import io.github.resilienthttp.AttemptKind;
-import io.github.resilienthttp.AttemptOutcome;
 import io.github.resilienthttp.IdempotencyKeyPolicy;
-import io.github.resilienthttp.Operation;
 import io.github.resilienthttp.OperationInfo;
 import io.github.resilienthttp.OperationOptions;
-import io.github.resilienthttp.ResilientHttpClient;
-import io.github.resilienthttp.internal.deadline.DeadlineWatchdog;
+import io.github.resilienthttp.internal.deadline.WatchEntry;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -21,20 +18,25 @@ import okhttp3.Request;
 
 /**
  * The running state of one operation: its key (made on first use), attempt and network-request
- * counters, the cancel flag and signal, whether it ended, and the deadline watchdog's links. What the
+ * counters, the cancel flag and signal, whether it ended, and the deadline watchdog's links. What
+ * the
  * operation is, fixed when it starts, is its {@link #spec} ({@link OperationSpec}); each attempt's
  * own state is its {@link Attempt}. A plain call on {@code ResilientHttpClient.okHttpClient()}
  * carries this as its call tag (its attempts share the call); the attempts of {@code execute()},
  * {@code executeAsync()} and hedges carry their {@link Attempt}, which points here. Thread-safe:
  * counters are read by the caller while OkHttp's threads write. Not API.
  */
-public final class OperationContext implements Supplier<String> {
+public final class OperationContext extends WatchEntry<OperationContext>
+    implements Supplier<String> {
   public final ClientRuntime client;
   /** What the operation is: fixed when it starts. */
   public final OperationSpec spec;
   /** Null until needed when the key is not sent: most GETs never need one. */
   private volatile String key;
-  /** The call {@link DeadlineWatchdog} watches for this operation, if any. */
+  /**
+   * The call {@link io.github.resilienthttp.internal.deadline.DeadlineWatchdog} watches for this
+   * operation, if any.
+   */
   public volatile Call watchedCall;
   /**
    * Set when OkHttp reported {@link #watchedCall} ended ({@code callEnd} or {@code callFailed}).
@@ -44,13 +46,6 @@ public final class OperationContext implements Supplier<String> {
   public volatile boolean watchedCallEnded;
   /** Set when the operation ended without a response: no body will be read. */
   public volatile boolean endedWithoutResponse;
-  /** The next operation in {@link DeadlineWatchdog}'s list; only the watchdog reads it. */
-  public OperationContext watchNext;
-  /**
-   * Whether {@link DeadlineWatchdog} has this operation in its lists. Cleared (by the watchdog,
-   * after unlinking it) when the operation is forgotten or its deadline passed.
-   */
-  public volatile boolean inWatchdog;
   /**
    * The type of the call tag that carries an operation, made once: OkHttp 5 keys tags by Kotlin
    * class, and its {@code Call.tag(Class)} makes a new {@code KClass} on every lookup.
@@ -62,12 +57,17 @@ public final class OperationContext implements Supplier<String> {
   private final Function0<OperationContext> asTag = () -> this;
   private volatile OperationInfo info;
   /**
-   * The kind of this operation's first attempt: {@link AttemptKind#FIRST}, or {@link AttemptKind#POLL}
+   * The kind of this operation's first attempt: {@link AttemptKind#FIRST}, or {@link
+   * AttemptKind#POLL}
    * / {@link AttemptKind#QUERY} for the GETs an asynchronous operation's waiter sends. Set once,
    * before the first attempt.
    */
-  public volatile AttemptKind firstAttemptKind = AttemptKind.FIRST;
-  private volatile boolean canceled;
+  private volatile AttemptKind firstAttemptKind = AttemptKind.FIRST;
+  /** {@link #RUNNING}, then {@link #CANCELED} or {@link #RETURNED}, whichever comes first. */
+  private volatile int outcome;
+  private static final int RUNNING = 0;
+  private static final int CANCELED = 1;
+  private static final int RETURNED = 2;
   private volatile CompletableFuture<Void> cancelSignal;
   /** The one OkHttp call of a plain call: cancelling it cancels the operation. */
   public volatile Call plainCall;
@@ -79,10 +79,12 @@ public final class OperationContext implements Supplier<String> {
   private volatile int networkRequests;
   private static final VarHandle ATTEMPTS;
   private static final VarHandle NETWORK_REQUESTS;
+  private static final VarHandle OUTCOME;
 
   static {
     try {
       MethodHandles.Lookup lookup = MethodHandles.lookup();
+      OUTCOME = lookup.findVarHandle(OperationContext.class, "outcome", int.class);
       ATTEMPTS = lookup.findVarHandle(OperationContext.class, "attempts", int.class);
       NETWORK_REQUESTS = lookup.findVarHandle(OperationContext.class, "networkRequests", int.class);
     } catch (ReflectiveOperationException e) {
@@ -114,14 +116,9 @@ public final class OperationContext implements Supplier<String> {
           + " and an OperationOptions key that differ");
     }
     String key = header != null ? IdempotencyKeyPolicy.validateKey(header) : callerKey;
-    boolean keySent;
-    if (header != null) {
-      keySent = true;
-    } else if (options != null && options.sendIdempotencyKey() != null) {
-      keySent = options.sendIdempotencyKey();
-    } else {
-      keySent = callerKey != null || policy.sendsKeyFor(request.method());
-    }
+    boolean keySent = KeyDecision.keySent(header != null,
+        options == null ? null : options.sendIdempotencyKey(), callerKey != null, policy,
+        request.method());
     return create(client, request, key, keySent,
         options == null ? null : options.deadline(), false);
   }
@@ -129,7 +126,7 @@ public final class OperationContext implements Supplier<String> {
   /** The context of a new operation, for {@code Operation} and for plain OkHttp calls. */
   public static OperationContext create(ClientRuntime client, Request request, String key,
       boolean keySent, Duration deadline, boolean passThrough) {
-    boolean idempotent = keySent || AttemptOutcome.isIdempotentMethod(request.method());
+    boolean idempotent = KeyDecision.idempotent(keySent, request.method());
     Duration d = deadline != null ? deadline : client.retryPolicy().deadline();
     long now = client.timeSource().nanoTime();
     long duration = DurationMath.toNanos(d);
@@ -169,7 +166,7 @@ public final class OperationContext implements Supplier<String> {
     // Checked after the call is set: a watchdog that dropped the operation (its deadline passed in
     // real time, while this attempt was being set up) either saw this call and stopped it, or is
     // told again here (watch() marks it watched), so no attempt ever runs unwatched.
-    if (!inWatchdog) {
+    if (!isWatched()) {
       client.deadlineWatchdog().watch(this);
     }
     return call;
@@ -196,7 +193,7 @@ public final class OperationContext implements Supplier<String> {
     if (call.isCanceled()) {
       cancel();
     }
-    if (!inWatchdog) {
+    if (!isWatched()) {
       client.deadlineWatchdog().watch(this);
     }
   }
@@ -219,12 +216,32 @@ public final class OperationContext implements Supplier<String> {
     return System.nanoTime() - spec.realDeadlineNanos() >= 0;
   }
 
-  public void cancel() {
-    canceled = true;
+  /**
+   * Cancels the operation, unless a response was already handed to the caller
+   * ({@link #claimReturn()}): a cancel and a return race for the operation, and exactly one wins.
+   *
+   * @return whether the operation is cancelled (now or before); {@code false} when its response
+   *     was returned, whose call must then be left alone (the caller may be reading its body)
+   */
+  public boolean cancel() {
+    if (!OUTCOME.compareAndSet(this, RUNNING, CANCELED) && outcome != CANCELED) {
+      return false;
+    }
     CompletableFuture<Void> signal = cancelSignal;
     if (signal != null) {
       signal.complete(null);
     }
+    return true;
+  }
+
+  /**
+   * Claims the operation for returning a response, just before a driver hands it to the caller.
+   *
+   * @return {@code false} when a cancel came first: the driver closes the response and the
+   *     operation ends as cancelled
+   */
+  boolean claimReturn() {
+    return OUTCOME.compareAndSet(this, RUNNING, RETURNED) || outcome == RETURNED;
   }
 
   /**
@@ -244,14 +261,27 @@ public final class OperationContext implements Supplier<String> {
       }
     }
     // Read after publishing the signal: a cancel() that saw no signal set the flag before.
-    if (canceled) {
+    if (outcome == CANCELED) {
       signal.complete(null);
     }
     return signal;
   }
 
   public boolean isCanceled() {
-    return canceled;
+    return outcome == CANCELED;
+  }
+
+  /**
+   * Reports the first attempt as {@code kind} ({@link AttemptKind#POLL}, {@link AttemptKind#QUERY},
+   * {@link AttemptKind#RETRY} for a re-send) instead of {@link AttemptKind#FIRST}; before it
+   * starts.
+   */
+  public void firstAttemptKind(AttemptKind kind) {
+    this.firstAttemptKind = kind;
+  }
+
+  AttemptKind firstAttemptKind() {
+    return firstAttemptKind;
   }
 
   /** Marks the operation as ended: from now on, cancelling it changes nothing. */
@@ -321,7 +351,10 @@ public final class OperationContext implements Supplier<String> {
     return k;
   }
 
-  /** The operation's key, for {@link AttemptOutcome#idempotencyKey()}: made on first use. */
+  /**
+   * The operation's key, for {@link io.github.resilienthttp.AttemptOutcome#idempotencyKey()}: made
+   * on first use.
+   */
   @Override
   public String get() {
     return key();

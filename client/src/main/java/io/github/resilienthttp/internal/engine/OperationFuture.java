@@ -7,12 +7,19 @@ import okhttp3.Response;
  * The future of an async (or hedged) operation. Completing it from outside ({@code cancel},
  * {@code orTimeout}, {@code complete}, {@code completeExceptionally}) cancels the operation: it
  * stops waiting, gives its permits back, and a response that arrives later is closed. The driver
- * completes it with the {@code ...FromOperation} methods, which do not call back. Not API.
+ * completes it with the {@code ...FromOperation} methods, which do not call back. A future derived
+ * from it ({@code thenApply}, ...) is another future: completing that one does not reach here, so
+ * callers cancel the future the SDK returned. Not API.
  */
-final class OperationFuture extends CompletableFuture<Response> {
+public final class OperationFuture extends CompletableFuture<Response> {
   private final Runnable cancelOperation;
 
-  OperationFuture(Runnable cancelOperation) {
+  /**
+   * A future whose completion from outside runs {@code cancelOperation}.
+   *
+   * @param cancelOperation stops the operation; called at most once per outside completion
+   */
+  public OperationFuture(Runnable cancelOperation) {
     this.cancelOperation = cancelOperation;
   }
 
@@ -43,16 +50,18 @@ final class OperationFuture extends CompletableFuture<Response> {
     return completed;
   }
 
-  boolean completeFromOperation(Response response) {
+  /** Completes with the operation's response; false when completed (or cancelled) before. */
+  public boolean completeFromOperation(Response response) {
     return super.complete(response);
   }
 
-  boolean failFromOperation(Throwable e) {
+  /** Fails with the operation's failure; false when completed (or cancelled) before. */
+  public boolean failFromOperation(Throwable e) {
     return super.completeExceptionally(e);
   }
 
   /** Cancels the future itself; true when it is cancelled (now or before). */
-  boolean cancelFromOperation() {
+  public boolean cancelFromOperation() {
     return super.cancel(false) || isCancelled();
   }
 }

@@ -1,5 +1,7 @@
 package io.github.resilienthttp.internal.engine;
 
+import static io.github.resilienthttp.internal.util.Floors.MIN_ATTEMPT_NANOS;
+
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilienthttp.AttemptKind;
 import io.github.resilienthttp.AttemptOutcome;
@@ -18,7 +20,6 @@ import io.github.resilienthttp.RetryBudgetExhaustedException;
 import io.github.resilienthttp.RetryPolicy;
 import io.github.resilienthttp.internal.guard.BulkheadGate;
 import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
-import io.github.resilienthttp.internal.okhttp.RetryInterceptor;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -29,14 +30,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The retry decisions of one operation, independent of how attempts are sent and waits are made: the
- * blocking {@link RetryInterceptor} and the non-blocking {@link AsyncDriver} drive the same loop,
+ * The retry decisions of one operation, independent of how attempts are sent and waits are made:
+ * the
+ * blocking {@link io.github.resilienthttp.internal.okhttp.RetryInterceptor} and the non-blocking
+ * {@link AsyncDriver} drive the same loop,
  * so {@code execute()} and {@code executeAsync()} have the same semantics.
  *
  * <p>Per attempt, in order (as in .NET's standard resilience handler: total deadline, retry with
  * budget, circuit breaker, attempt timeout): {@link #beforeAttempt()} (interrupt, deadline, breaker
  * permission), the driver's bulkhead permit, {@link #startAttempt(long)}, the driver sends,
- * {@link #afterAttempt} (classification, breaker record, listeners, and the decision: return, throw,
+ * {@link #afterAttempt} (classification, breaker record, listeners, and the decision: return,
+ * throw,
  * or retry after a delay whose budget token is already taken), and the driver waits.
  *
  * <p>Not thread-safe: one driver calls it, one step at a time (the async driver's steps may run on
@@ -44,12 +48,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class RetryLoop {
   private static final Logger log = LoggerFactory.getLogger(RetryLoop.class);
-  /**
-   * The deadline's floor: the least time an attempt needs. Less than this left, and the deadline is
-   * taken as passed, everywhere: before an attempt, after a failed one (a timeout that fired just
-   * before the deadline is the deadline's doing), and for the wait before a retry.
-   */
-  static final long MIN_ATTEMPT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
   final OperationContext op;
   public final ClientRuntime client;
@@ -80,17 +78,29 @@ public final class RetryLoop {
   private String lastReason;
   private boolean lastSuccess;
   private boolean lastRetryable;
+  /** Whether operationStarted was reported. */
+  private boolean startReported;
 
   public RetryLoop(OperationContext op, Request request) {
     this.op = op;
     this.client = op.client;
     this.request = request;
-    RequestBody body = request.body();
     // A body above the policy's replay bound is sent once, like a one-shot body (RetryPolicy).
-    this.oneShot = body != null
-        && (body.isOneShot() || contentLength(body) > client.retryPolicy().maxReplayableBodyBytes());
+    this.oneShot = sentOnce(request, client.retryPolicy());
     this.target = client.circuitBreakers() == null
         ? null : client.circuitBreakers().forUrl(request.url());
+  }
+
+  /**
+   * Whether {@code request}'s body may be sent only once: one-shot ({@link
+   * RequestBody#isOneShot()})
+   * or above the policy's replay bound ({@link RetryPolicy#maxReplayableBodyBytes()}). Such a body
+   * is never sent twice at the same time either: its operation is not hedged.
+   */
+  public static boolean sentOnce(Request request, RetryPolicy policy) {
+    RequestBody body = request.body();
+    return body != null
+        && (body.isOneShot() || contentLength(body) > policy.maxReplayableBodyBytes());
   }
 
   private static long contentLength(RequestBody body) {
@@ -107,6 +117,11 @@ public final class RetryLoop {
    * @return the time left before the deadline, in nanoseconds
    */
   long beforeAttempt() throws IOException {
+    if (!startReported) {
+      // First, before anything may end the operation: operationEnded never comes without it.
+      startReported = true;
+      client.listeners().operationStarted(op);
+    }
     if (op.isCanceled()) {
       throw canceled(lastFailure);
     }
@@ -119,9 +134,6 @@ public final class RetryLoop {
           : "deadline passed before the next attempt", lastFailure);
     }
     int next = op.attempts() + 1;
-    if (next == 1) {
-      client.listeners().operationStarted(op);
-    }
     permits = new AttemptPermits(target, client.bulkheadGate());
     if (!permits.tryAcquireBreaker()) {
       client.listeners().circuitBreakerRejected(op, target.breaker().getName(), next);
@@ -187,7 +199,8 @@ public final class RetryLoop {
   }
 
   /**
-   * Interrupted while waiting for a permit or a retry: the interrupt flag stays set. When an earlier
+   * Interrupted while waiting for a permit or a retry: the interrupt flag stays set. When an
+   * earlier
    * attempt may have reached the server, the caller gets {@link OutcomeUnknownException} (reason
    * {@code interrupted}, the interrupt attached as suppressed), so that nobody retries with a new
    * key what may already have been done.
@@ -206,7 +219,7 @@ public final class RetryLoop {
    */
   Attempt startAttempt(long remainingNanos) {
     retryTokenHeld = false; // the retry it paid for happens now
-    current = op.startAttempt(op.attempts() == 0 ? op.firstAttemptKind : AttemptKind.RETRY,
+    current = op.startAttempt(op.attempts() == 0 ? op.firstAttemptKind() : AttemptKind.RETRY,
         remainingNanos, permits);
     attempt = current.number();
     if (attempt == 1) {
@@ -254,7 +267,7 @@ public final class RetryLoop {
   private Response endAttempt(Response response, IOException failure, boolean callCanceled)
       throws IOException {
     Decision decision = judge(response, failure, callCanceled);
-    return decide(decision, response, failure, null);
+    return decide(decision, response, failure, Copies.SEQUENTIAL, null);
   }
 
   /**
@@ -328,7 +341,8 @@ public final class RetryLoop {
       String giveUpReason) throws IOException {
     Response result = null;
     try {
-      result = decide(decision, response, failure, giveUpReason == null ? "" : giveUpReason);
+      result = decide(decision, response, failure,
+          giveUpReason == null ? Copies.OTHERS_GO_ON : Copies.NONE_LEFT, giveUpReason);
       return result;
     } finally {
       if (result == null) {
@@ -394,13 +408,23 @@ public final class RetryLoop {
     return retryDelay;
   }
 
+  /** Whether other copies of the attempt may follow its answer. */
+  private enum Copies {
+    /** The sequential loop: a retryable answer is retried after a backoff, paid from the budget. */
+    SEQUENTIAL,
+    /** Hedged, and other copies go on: a non-fatal answer returns {@code null}, no backoff. */
+    OTHERS_GO_ON,
+    /** Hedged, and no copy may follow: a non-fatal answer gives up, for the reason given. */
+    NONE_LEFT
+  }
+
   /**
-   * The second half: the verdict for the attempt's answer. {@code hedged} is {@code null} for the
-   * sequential loop; for a hedged attempt, {@code ""} (a non-fatal answer returns {@code null}, no
-   * backoff, no token) or the reason no copy may follow (a non-fatal answer gives up).
+   * The second half: the verdict for the attempt's answer.
+   *
+   * @param giveUpReason with {@link Copies#NONE_LEFT}: why no copy may follow
    */
   private Response decide(Decision decision, Response response, IOException failure,
-      String hedged) throws IOException {
+      Copies copies, String giveUpReason) throws IOException {
     RetryPolicy policy = client.retryPolicy();
     lastReason = decision.reason();
     boolean retryable = decision.kind() == Decision.Kind.RETRY
@@ -408,15 +432,15 @@ public final class RetryLoop {
     lastSuccess = decision.kind() == Decision.Kind.SUCCESS;
     lastRetryable = retryable;
     RetryRule.Verdict verdict = RetryRule.afterAttempt(decision, attempt,
-        hedged == null ? policy.maxAttempts() : Integer.MAX_VALUE, op.spec.idempotent(),
+        copies == Copies.SEQUENTIAL ? policy.maxAttempts() : Integer.MAX_VALUE, op.spec.idempotent(),
         oneShot && current.bodyWriteStarted());
-    if (hedged != null && verdict == null) {
+    if (copies != Copies.SEQUENTIAL && verdict == null) {
       lastFailure = failure;
       lastStatus = response != null ? response.code() : -1;
-      if (hedged.isEmpty()) {
+      if (copies == Copies.OTHERS_GO_ON) {
         return null; // non-fatal: the other copies go on
       }
-      verdict = RetryRule.Verdict.of(RetryRule.Kind.GIVE_UP, hedged,
+      verdict = RetryRule.Verdict.of(RetryRule.Kind.GIVE_UP, giveUpReason,
           "all " + op.attempts() + " attempts (hedged) failed");
     }
     // A cancel (a listener may have called it from attemptEnded) or an interrupt stops the
@@ -621,7 +645,8 @@ public final class RetryLoop {
   }
 
   /**
-   * A rejection (breaker, budget, bulkhead) after an attempt whose outcome was unknown does not mean
+   * A rejection (breaker, budget, bulkhead) after an attempt whose outcome was unknown does not
+   * mean
    * "nothing happened": the operation's outcome is unknown. The caller then gets
    * {@link OutcomeUnknownException} with the rejection's reason, the rejection attached as
    * suppressed, so that nobody retries with a new key what may already have been done.

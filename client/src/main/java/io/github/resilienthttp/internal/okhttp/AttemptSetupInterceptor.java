@@ -1,10 +1,6 @@
 package io.github.resilienthttp.internal.okhttp;
 
-import io.github.resilienthttp.DeadlineExceededException;
-import io.github.resilienthttp.Operation;
-import io.github.resilienthttp.ResilientHttpClient;
 import io.github.resilienthttp.RetryPolicy;
-import io.github.resilienthttp.internal.engine.AsyncDriver;
 import io.github.resilienthttp.internal.engine.Attempt;
 import io.github.resilienthttp.internal.engine.DurationMath;
 import java.io.IOException;
@@ -13,10 +9,13 @@ import okhttp3.Interceptor;
 import okhttp3.Response;
 
 /**
- * For attempts that are their own OkHttp call ({@link Operation#execute()} and
- * {@link AsyncDriver}): shrinks the attempt's connect, read and write timeouts to the time left
+ * For attempts that are their own OkHttp call ({@link io.github.resilienthttp.Operation#execute()}
+ * and
+ * {@link io.github.resilienthttp.internal.engine.AsyncDriver}): shrinks the attempt's connect,
+ * read and write timeouts to the time left
  * before the deadline (and to the policy's attempt timeout), as {@link RetryInterceptor} does for
- * plain calls. It sits only on the client that {@link ResilientHttpClient#attemptClient} picks when
+ * plain calls. It sits only on the client that {@link
+ * io.github.resilienthttp.ResilientHttpClient#attemptClient} picks when
  * some timeout must shrink, so an attempt that needs none pays for no extra interceptor level.
  * (OkHttp's silent retries are off on both attempt clients.) Not API.
  */
@@ -35,7 +34,8 @@ public final class AttemptSetupInterceptor implements Interceptor {
    * Shrinks the attempt's timeouts so that no attempt outlives the deadline. The cap is rounded up
    * to whole milliseconds (OkHttp's unit): a timeout capped by the deadline then fires at or after
    * it, never before, so the caller is told the deadline ended the operation
-   * ({@link DeadlineExceededException}), not that the attempt failed with time still left.
+   * ({@link io.github.resilienthttp.DeadlineExceededException}), not that the attempt failed with
+   * time still left.
    */
   static Chain withTimeouts(Chain chain, long remainingNanos, RetryPolicy policy) {
     long cap = remainingNanos;

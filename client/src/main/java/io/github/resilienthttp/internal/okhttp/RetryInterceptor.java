@@ -1,9 +1,5 @@
 package io.github.resilienthttp.internal.okhttp;
 
-import io.github.resilienthttp.Operation;
-import io.github.resilienthttp.OperationOptions;
-import io.github.resilienthttp.ResilientHttpClient;
-import io.github.resilienthttp.internal.deadline.DeadlineWatchdog;
 import io.github.resilienthttp.internal.engine.Attempt;
 import io.github.resilienthttp.internal.engine.BlockingDriver;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
@@ -15,18 +11,22 @@ import okhttp3.Request;
 import okhttp3.Response;
 
 /**
- * Plain OkHttp calls on {@link ResilientHttpClient#okHttpClient()} as operations: the first
+ * Plain OkHttp calls on {@link io.github.resilienthttp.ResilientHttpClient#okHttpClient()} as
+ * operations: the first
  * application interceptor of that client makes each call an operation (with the settings of its
- * {@link OperationOptions} tag), stamps the operation's idempotency key on the request once, so that
+ * {@link io.github.resilienthttp.OperationOptions} tag), stamps the operation's idempotency key on
+ * the request once, so that
  * every attempt carries the same key, and runs the {@link BlockingDriver} loop with one
  * {@code chain.proceed} per attempt. The user's own interceptors run per attempt, after this one.
- * ({@link Operation#execute()} does not come through here: each of its attempts is its own call.)
+ * ({@link io.github.resilienthttp.Operation#execute()} does not come through here: each of its
+ * attempts is its own call.)
  *
  * <p>The SDK's clients have OkHttp's {@code retryOnConnectionFailure} off: OkHttp would otherwise
  * silently re-send a request after a failed pooled connection (POST included) and repeat a 408, so
  * one SDK attempt could be several server requests. A pass-through call gets the wrapped client's
  * setting back. {@link NetworkAttemptTracker} counts what really
- * went on the wire and stops OkHttp's last silent repeat (503 with {@code Retry-After: 0}). Not API.
+ * went on the wire and stops OkHttp's last silent repeat (503 with {@code Retry-After: 0}). Not
+ * API.
  */
 public final class RetryInterceptor implements Interceptor {
   private final ClientRuntime client;

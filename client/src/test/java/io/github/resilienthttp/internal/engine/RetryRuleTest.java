@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 /** The retry rule as a pure function: every branch, no sockets, no clock. */
 class RetryRuleTest {
-  private static final long MIN = RetryLoop.MIN_ATTEMPT_NANOS;
+  private static final long MIN = io.github.resilienthttp.internal.util.Floors.MIN_ATTEMPT_NANOS;
   private static final Duration MAX_RETRY_AFTER = Duration.ofSeconds(60);
   private static final long TEN_SECONDS = Duration.ofSeconds(10).toNanos();
 

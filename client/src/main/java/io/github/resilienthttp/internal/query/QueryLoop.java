@@ -1,29 +1,50 @@
-package io.github.resilienthttp;
+package io.github.resilienthttp.internal.query;
 
+import static io.github.resilienthttp.internal.util.Floors.MIN_ATTEMPT_NANOS;
+import static io.github.resilienthttp.internal.util.Floors.unwrap;
+
+import io.github.resilienthttp.AttemptKind;
+import io.github.resilienthttp.DeadlineExceededException;
+import io.github.resilienthttp.Operation;
+import io.github.resilienthttp.OperationInfo;
+import io.github.resilienthttp.OutcomeQuery;
+import io.github.resilienthttp.OutcomeQueryPolicy;
+import io.github.resilienthttp.OutcomeUnknownException;
+import io.github.resilienthttp.ResilientHttpException;
+import io.github.resilienthttp.RetriesExhaustedException;
+import io.github.resilienthttp.RetryBudgetExhaustedException;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
+import io.github.resilienthttp.internal.engine.KeyDecision;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import okhttp3.Request;
 import okhttp3.Response;
 
 /**
  * Settles an operation's unknown outcome with its {@link OutcomeQuery} ({@link OutcomeQueryPolicy}
- * says what each answer does): runs the operation; on {@link OutcomeUnknownException}, waits the grace
+ * says what each answer does): runs the operation; on {@link OutcomeUnknownException}, waits the
+ * grace
  * delay, queries inside the deadline, and returns the found result, re-sends (the same key, sent or
  * not as before), or rethrows. Queries and re-sends are {@link Operation}s of their own, with the
- * time left as their deadline. One step per operation. Not API.
+ * time left as their deadline. One loop per operation. Not API.
  */
-final class OutcomeQueryStep {
-  private static final long MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+public final class QueryLoop {
   private static final int MAX_BODY = 64 * 1024;
 
   /** The blocking run of an operation. */
-  interface Run {
+  public interface Run {
+    /**
+     * Runs the operation's attempts.
+     *
+     * @return the final response
+     * @throws IOException the operation's failure
+     */
     Response run() throws IOException;
   }
 
@@ -38,23 +59,32 @@ final class OutcomeQueryStep {
   private final CompletableFuture<Void> cancelSignal = new CompletableFuture<>();
   /** The query or re-send in flight: {@link #cancel()} cancels it. */
   private volatile Operation current;
+  private final UnaryOperator<Response> markFound;
 
-  private OutcomeQueryStep(ClientRuntime runtime, OutcomeQueryPolicy policy, Operation op) {
+  /**
+   * The loop of one operation.
+   *
+   * @param runtime the client's runtime
+   * @param policy the query policy
+   * @param op the operation whose outcome the loop settles
+   * @param deadline the operation's own deadline, or {@code null} for the retry policy's
+   * @param markFound marks a response found by the query ({@link OutcomeQuery#foundByQuery})
+   */
+  public QueryLoop(ClientRuntime runtime, OutcomeQueryPolicy policy, Operation op,
+      Duration deadline, UnaryOperator<Response> markFound) {
     this.runtime = runtime;
     this.policy = policy;
     this.original = op.request();
     this.key = op.idempotencyKey();
     this.keySent = op.idempotencyKeySent();
-    Duration d = op.deadlineOrNull() != null ? op.deadlineOrNull() : runtime.retryPolicy().deadline();
+    Duration d = deadline != null ? deadline : runtime.retryPolicy().deadline();
     this.deadlineNanos = runtime.timeSource().nanoTime() + d.toNanos();
-    this.info = new OperationInfo(key, keySent,
-        keySent || AttemptOutcome.isIdempotentMethod(original.method()), original.method(),
-        original.url().host());
-    op.queryStep(this);
+    this.info = KeyDecision.info(key, keySent, original.method(), original.url());
+    this.markFound = markFound;
   }
 
   /** Stops the query or re-send in flight; none starts after this. Thread-safe. */
-  void cancel() {
+  public void cancel() {
     canceled = true;
     cancelSignal.complete(null);
     Operation c = current;
@@ -71,9 +101,14 @@ final class OutcomeQueryStep {
     }
   }
 
-  static Response execute(ClientRuntime runtime, OutcomeQueryPolicy policy, Operation op, Run first)
-      throws IOException {
-    OutcomeQueryStep step = new OutcomeQueryStep(runtime, policy, op);
+  /**
+   * Runs {@code first} and settles an unknown outcome, blocking.
+   *
+   * @param first the operation's own attempts
+   * @return the final response, or the one the query found
+   * @throws IOException the operation's failure when it cannot be settled
+   */
+  public Response execute(Run first) throws IOException {
     OutcomeUnknownException unknown;
     try {
       return first.run();
@@ -84,11 +119,11 @@ final class OutcomeQueryStep {
       unknown = e;
     }
     for (int resends = 0; ; resends++) {
-      Response found = step.query(unknown);
+      Response found = query(unknown);
       if (found != null) {
         return found;
       }
-      Operation again = step.resend(unknown, resends);
+      Operation again = resend(unknown, resends);
       try {
         return again.execute();
       } catch (OutcomeUnknownException e) {
@@ -100,10 +135,14 @@ final class OutcomeQueryStep {
     }
   }
 
-  static CompletableFuture<Response> executeAsync(ClientRuntime runtime, OutcomeQueryPolicy policy,
-      Operation op, Supplier<CompletableFuture<Response>> first) {
-    OutcomeQueryStep step = new OutcomeQueryStep(runtime, policy, op);
-    return step.settleAsync(first.get(), 0);
+  /**
+   * Runs {@code first} and settles an unknown outcome without holding a thread.
+   *
+   * @param first starts the operation's own attempts
+   * @return the future of the final response, or of the one the query found
+   */
+  public CompletableFuture<Response> executeAsync(Supplier<CompletableFuture<Response>> first) {
+    return settleAsync(first.get(), 0);
   }
 
   private CompletableFuture<Response> settleAsync(CompletableFuture<Response> attempt,
@@ -113,21 +152,39 @@ final class OutcomeQueryStep {
       if (!(cause instanceof OutcomeUnknownException unknown) || !queryable(unknown)) {
         return CompletableFuture.failedFuture(cause);
       }
-      // The grace delay on the scheduler (no thread waits); the query then runs on the wrapped
-      // client's dispatcher executor, never on the scheduler's one thread.
+      // Every wait is scheduled and every GET enqueued: no thread is held while the outcome is
+      // settled (the grace delay on the scheduler, which a cancel cuts short).
       CompletableFuture<Void> grace = new CompletableFuture<>();
-      runtime.scheduler().schedule(() -> grace.complete(null), policy.graceDelay().toNanos(),
-          TimeUnit.NANOSECONDS);
+      try {
+        checkGraceFits(unknown);
+        ScheduledFuture<?> timer = runtime.scheduler().schedule(() -> grace.complete(null),
+            policy.graceDelay().toNanos(), TimeUnit.NANOSECONDS);
+        cancelSignal.whenComplete((v, x) -> {
+          timer.cancel(false);
+          grace.complete(null);
+        });
+      } catch (IOException io) {
+        return CompletableFuture.failedFuture(io);
+      } catch (RejectedExecutionException rejected) {
+        unknown.addSuppressed(rejected);
+        return CompletableFuture.failedFuture(unknown);
+      }
       return grace.thenComposeAsync(v -> {
+        Operation q;
         try {
-          Response found = queryNow(unknown);
-          if (found != null) {
-            return CompletableFuture.completedFuture(found);
-          }
-          return settleAsync(resend(unknown, resends).executeAsync(), resends + 1);
+          q = queryOperation(unknown);
         } catch (IOException io) {
           return CompletableFuture.failedFuture(io);
         }
+        return q.executeAsync().handle((r, qe) -> {
+          try {
+            Response found = qe == null ? read(r, unknown) : cannotTell(unknown, unwrap(qe));
+            return found != null ? CompletableFuture.completedFuture(found)
+                : settleAsync(resend(unknown, resends).executeAsync(), resends + 1);
+          } catch (IOException io) {
+            return CompletableFuture.<Response>failedFuture(io);
+          }
+        }).thenCompose(f -> f);
       }, runtime.wrapped().dispatcher().executorService());
     });
   }
@@ -138,47 +195,63 @@ final class OutcomeQueryStep {
 
   /** The found result, or {@code null} when not found; throws {@code unknown} when it cannot tell. */
   private Response query(OutcomeUnknownException unknown) throws IOException {
-    Duration grace = policy.graceDelay();
-    if (remainingNanos() - grace.toNanos() < MIN_NANOS) {
-      unknown.addSuppressed(new DeadlineExceededException("no time left for the outcome query",
-          key, keySent, unknown.attempts(), "deadline", null));
-      report(OutcomeQuery.Answer.CANNOT_TELL);
-      throw unknown;
-    }
+    checkGraceFits(unknown);
     try {
-      runtime.timeSource().sleep(grace, cancelSignal);
+      runtime.timeSource().sleep(policy.graceDelay(), cancelSignal);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       unknown.addSuppressed(e);
       throw unknown;
     }
-    return queryNow(unknown);
+    Operation q = queryOperation(unknown);
+    Response r;
+    try {
+      r = q.execute();
+    } catch (IOException e) {
+      return cannotTell(unknown, e);
+    }
+    return read(r, unknown);
   }
 
-  private Response queryNow(OutcomeUnknownException unknown) throws IOException {
+  /** Throws {@code unknown} when the grace delay would leave no time for the query. */
+  private void checkGraceFits(OutcomeUnknownException unknown) throws IOException {
+    if (remainingNanos() - policy.graceDelay().toNanos() < MIN_ATTEMPT_NANOS) {
+      unknown.addSuppressed(new DeadlineExceededException("no time left for the outcome query",
+          key, keySent, unknown.attempts(), "deadline", null));
+      report(OutcomeQuery.Answer.CANNOT_TELL);
+      throw unknown;
+    }
+  }
+
+  /** The query's own operation, with the time left as its deadline. */
+  private Operation queryOperation(OutcomeUnknownException unknown) throws IOException {
     long remaining = remainingNanos();
-    if (remaining < MIN_NANOS) {
+    if (remaining < MIN_ATTEMPT_NANOS) {
       report(OutcomeQuery.Answer.CANNOT_TELL);
       throw unknown;
     }
     // The caller wrote the query's URL; its redirects may not leave that URL's origin.
-    Operation q = new Operation(runtime, io.github.resilienthttp.internal.async.FollowUpCalls
-        .sameOriginOnly(policy.query().request(original, key)))
+    Operation q = runtime.newOperation(io.github.resilienthttp.internal.async.FollowUpCalls
+        .sameOriginOnly(policy.query().request(original, key)), AttemptKind.QUERY)
         .idempotencyKey(key).sendIdempotencyKey(false).deadline(Duration.ofNanos(remaining));
-    q.firstAttemptKind(AttemptKind.QUERY);
     checkCanceled(unknown);
     current = q;
     if (canceled) {
       q.cancel();
     }
-    Response r;
-    try {
-      r = q.execute();
-    } catch (IOException e) {
-      unknown.addSuppressed(e);
-      report(OutcomeQuery.Answer.CANNOT_TELL);
-      throw unknown;
-    }
+    return q;
+  }
+
+  /** The query failed: it cannot tell; throws {@code unknown}. */
+  private Response cannotTell(OutcomeUnknownException unknown, Throwable queryFailure)
+      throws IOException {
+    unknown.addSuppressed(queryFailure);
+    report(OutcomeQuery.Answer.CANNOT_TELL);
+    throw unknown;
+  }
+
+  /** Reads the query's answer: the found result, {@code null} when not found, or throws. */
+  private Response read(Response r, OutcomeUnknownException unknown) throws IOException {
     boolean keep = false;
     try {
       OutcomeQuery.Answer answer = policy.query().read(r, r.peekBody(MAX_BODY).string());
@@ -189,9 +262,7 @@ final class OutcomeQueryStep {
       switch (answer) {
         case FOUND:
           keep = true;
-          return r.newBuilder().request(r.request().newBuilder()
-              .tag(OutcomeQuery.FoundByQuery.class, OutcomeQuery.FoundByQuery.INSTANCE).build())
-              .build();
+          return markFound.apply(r);
         case NOT_FOUND:
           return null;
         default:
@@ -224,13 +295,12 @@ final class OutcomeQueryStep {
           "retry-budget-exhausted", unknown);
     }
     long remaining = remainingNanos();
-    if (remaining < MIN_NANOS) {
+    if (remaining < MIN_ATTEMPT_NANOS) {
       throw new DeadlineExceededException("the outcome query found the request not done; no time"
           + " left to send it again", key, keySent, unknown.attempts(), "deadline", unknown);
     }
-    Operation again = new Operation(runtime, original).idempotencyKey(key)
+    Operation again = runtime.newOperation(original, AttemptKind.RETRY).idempotencyKey(key)
         .sendIdempotencyKey(keySent).deadline(Duration.ofNanos(remaining));
-    again.firstAttemptKind(AttemptKind.RETRY);
     checkCanceled(unknown);
     current = again;
     if (canceled) {
@@ -247,11 +317,4 @@ final class OutcomeQueryStep {
     return deadlineNanos - runtime.timeSource().nanoTime();
   }
 
-  private static Throwable unwrap(Throwable e) {
-    while ((e instanceof CompletionException || e instanceof ExecutionException)
-        && e.getCause() != null) {
-      e = e.getCause();
-    }
-    return e;
-  }
 }

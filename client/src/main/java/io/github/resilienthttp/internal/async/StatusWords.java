@@ -1,13 +1,18 @@
-package io.github.resilienthttp;
+package io.github.resilienthttp.internal.async;
+
+import io.github.resilienthttp.PollStatus;
 
 import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** The JSON field patterns and state words of {@link StatusContract#jsonStatusField(String)}. */
-final class StatusWords {
-  static final Pattern RESOURCE_LOCATION = fieldPattern("resourceLocation");
+/**
+ * The JSON field patterns and state words of {@link
+ * io.github.resilienthttp.StatusContract#jsonStatusField(String)}. Not API.
+ */
+public final class StatusWords {
+  public static final Pattern RESOURCE_LOCATION = fieldPattern("resourceLocation");
   private static final Set<String> RUNNING = Set.of("notstarted", "accepted", "queued", "pending",
       "running", "inprogress", "in_progress", "processing");
   private static final Set<String> SUCCEEDED =
@@ -22,7 +27,7 @@ final class StatusWords {
    * characters without quotes or backslashes, at most 16 blanks around the colon), so it cannot
    * backtrack badly on a hostile body. It does not know JSON nesting: the first such field wins.
    */
-  static Pattern fieldPattern(String field) {
+  public static Pattern fieldPattern(String field) {
     if (field == null || !field.matches("[A-Za-z0-9_.$-]{1,64}")) {
       throw new IllegalArgumentException("field must be 1 to 64 of [A-Za-z0-9_.$-]");
     }
@@ -30,7 +35,7 @@ final class StatusWords {
         + "\"[ \\t\\r\\n]{0,16}:[ \\t\\r\\n]{0,16}\"([^\"\\\\]{0,256})\"");
   }
 
-  static String stringField(Pattern pattern, String body) {
+  public static String stringField(Pattern pattern, String body) {
     if (body == null || body.isEmpty()) {
       return null;
     }
@@ -38,7 +43,7 @@ final class StatusWords {
     return m.find() ? m.group(1) : null;
   }
 
-  static PollStatus.State of(String value) {
+  public static PollStatus.State of(String value) {
     String v = value.trim().toLowerCase(Locale.ROOT);
     if (RUNNING.contains(v)) {
       return PollStatus.State.RUNNING;

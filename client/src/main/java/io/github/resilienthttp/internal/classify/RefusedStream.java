@@ -1,4 +1,4 @@
-package io.github.resilienthttp.internal.okhttp;
+package io.github.resilienthttp.internal.classify;
 
 import java.io.IOException;
 import java.lang.reflect.Field;

@@ -1,14 +1,35 @@
-package io.github.resilienthttp;
+package io.github.resilienthttp.internal.async;
 
-import io.github.resilienthttp.internal.async.FollowUpCalls;
+import static io.github.resilienthttp.internal.util.Floors.MIN_ATTEMPT_NANOS;
+import static io.github.resilienthttp.internal.util.Floors.unwrap;
+
+import io.github.resilienthttp.AsyncOperationDeadlineExceededException;
+import io.github.resilienthttp.AsyncOperationFailedException;
+import io.github.resilienthttp.AsyncOperationInterruptedException;
+import io.github.resilienthttp.AsyncOperationPolicy;
+import io.github.resilienthttp.AttemptKind;
+import io.github.resilienthttp.DeadlineExceededException;
+import io.github.resilienthttp.KeyRetentionExceededException;
+import io.github.resilienthttp.Operation;
+import io.github.resilienthttp.OperationFailure;
+import io.github.resilienthttp.OperationInfo;
+import io.github.resilienthttp.OperationInterruptedException;
+import io.github.resilienthttp.OutcomeUnknownException;
+import io.github.resilienthttp.PollFailedException;
+import io.github.resilienthttp.PollStatus;
+import io.github.resilienthttp.ResumableFailure;
+import io.github.resilienthttp.ResumeToken;
+import io.github.resilienthttp.RetryAfter;
+import io.github.resilienthttp.TimeSource;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
+import io.github.resilienthttp.internal.engine.KeyDecision;
+import io.github.resilienthttp.internal.engine.OperationFuture;
 import io.github.resilienthttp.internal.okhttp.OriginGuard;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -20,18 +41,19 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Waits for one asynchronous operation: submits it (or resumes from a token), then polls its status
- * resource until the {@link StatusContract} reads a terminal state, under one deadline, and fetches
+ * resource until the {@link io.github.resilienthttp.StatusContract} reads a terminal state, under
+ * one deadline, and fetches
  * the result. Each poll and the result fetch are GET {@link Operation}s of their own (classified,
- * retried on transient failure, bounded by the budget, the breaker and the bulkhead), whose deadline
- * is the time left and whose first attempt is an {@link AttemptKind#POLL}; they carry the submit's key
+ * retried on transient failure, bounded by the budget, the breaker and the bulkhead), whose
+ * deadline
+ * is the time left and whose first attempt is an {@link AttemptKind#POLL}; they carry the submit's
+ * key
  * for correlation in listeners but never send it. The submit is never re-sent once accepted.
  *
  * <p>One waiter per wait; {@link #cancel()} is thread-safe. Not API.
  */
-final class AsyncOperationWaiter {
-  private static final Logger log = LoggerFactory.getLogger(AsyncOperationWaiter.class);
-  /** A poll needs at least this much time left (the engine's own floor for an attempt). */
-  private static final long MIN_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+public final class PollLoop {
+  private static final Logger log = LoggerFactory.getLogger(PollLoop.class);
 
   private final ClientRuntime runtime;
   private final AsyncOperationPolicy policy;
@@ -48,7 +70,13 @@ final class AsyncOperationWaiter {
   private volatile Operation current;
   private volatile ScheduledFuture<?> scheduled;
 
-  AsyncOperationWaiter(ClientRuntime runtime, AsyncOperationPolicy policy) {
+  /**
+   * A wait of {@code runtime}'s client.
+   *
+   * @param runtime the client's runtime
+   * @param policy how to wait
+   */
+  public PollLoop(ClientRuntime runtime, AsyncOperationPolicy policy) {
     this.runtime = runtime;
     this.policy = policy;
     this.time = runtime.timeSource();
@@ -59,17 +87,26 @@ final class AsyncOperationWaiter {
 
   // ---------------------------------------------------------------- blocking
 
-  Response submitAndWait(Operation submit, Instant keyCreatedAt) throws IOException {
-    startClock(submit.deadlineOrNull());
-    submit.deadline(Duration.ofNanos(Math.max(MIN_POLL_NANOS, remainingNanos())));
+  /**
+   * Submits {@code submit} and, on {@code 202}, waits for it, blocking.
+   *
+   * @param submit the operation, not yet run
+   * @param submitDeadline its own deadline, or {@code null} for the retry policy's
+   * @param keyCreatedAt when its key was made, or {@code null} for now
+   * @return the final result
+   * @throws IOException as {@link Operation#awaitCompletion(AsyncOperationPolicy)}
+   */
+  public Response submitAndWait(Operation submit, Duration submitDeadline, Instant keyCreatedAt)
+      throws IOException {
+    startClock(submitDeadline);
+    submit.deadline(Duration.ofNanos(Math.max(MIN_ATTEMPT_NANOS, remainingNanos())));
     Instant created = keyCreatedAt != null ? keyCreatedAt : time.now();
     followUps = followUpsOf(submit.request().url(), submit.request());
     current = submit;
     Response r = submit.execute();
     attempts += submit.attempts();
-    token = ResumeToken.forSubmit(submit.request().method(), submit.request().url(),
-        submit.idempotencyKey(), submit.idempotencyKeySent(), created)
-        .signedWith(runtime.resumeTokenSigner());
+    token = runtime.signed(ResumeToken.forSubmit(submit.request().method(), submit.request().url(),
+        submit.idempotencyKey(), submit.idempotencyKeySent(), created));
     info = infoOf(submit.request(), token);
     if (r.code() != 202) {
       return r; // finished at once (or failed for good): nothing to wait for
@@ -78,7 +115,14 @@ final class AsyncOperationWaiter {
     return pollLoop(first, retryAfterOf(r, first));
   }
 
-  Response resumeWait(ResumeToken resumed) throws IOException {
+  /**
+   * Resumes the wait of {@code resumed}, blocking.
+   *
+   * @param resumed the token of an accepted operation
+   * @return the final result
+   * @throws IOException as {@link Operation#awaitCompletion(AsyncOperationPolicy)}
+   */
+  public Response resumeWait(ResumeToken resumed) throws IOException {
     startClock(null);
     token = resumed;
     followUps = followUpsOf(resumed.url(), null);
@@ -127,31 +171,38 @@ final class AsyncOperationWaiter {
 
   // ---------------------------------------------------------------- non-blocking
 
-  /** The future of an async wait: cancelling it stops polling. */
-  private final class WaitFuture extends CompletableFuture<Response> {
-    @Override
-    public boolean cancel(boolean mayInterruptIfRunning) {
-      boolean done = super.cancel(mayInterruptIfRunning);
-      AsyncOperationWaiter.this.cancel();
-      return done;
-    }
+  /**
+   * The future of an async wait: completing it from outside (cancel, {@code orTimeout},
+   * {@code complete}, ...) stops polling; the wait completes it with the {@code ...FromOperation}
+   * methods.
+   */
+  private OperationFuture newResult() {
+    return new OperationFuture(this::cancel);
   }
 
-  CompletableFuture<Response> submitAndWaitAsync(Operation submit, Instant keyCreatedAt) {
-    WaitFuture result = new WaitFuture();
-    startClock(submit.deadlineOrNull());
-    submit.deadline(Duration.ofNanos(Math.max(MIN_POLL_NANOS, remainingNanos())));
+  /**
+   * Submits {@code submit} and, on {@code 202}, waits for it without holding a thread.
+   *
+   * @param submit the operation, not yet run
+   * @param submitDeadline its own deadline, or {@code null} for the retry policy's
+   * @param keyCreatedAt when its key was made, or {@code null} for now
+   * @return the future of the final result; completing it from outside stops the wait
+   */
+  public CompletableFuture<Response> submitAndWaitAsync(Operation submit, Duration submitDeadline,
+      Instant keyCreatedAt) {
+    OperationFuture result = newResult();
+    startClock(submitDeadline);
+    submit.deadline(Duration.ofNanos(Math.max(MIN_ATTEMPT_NANOS, remainingNanos())));
     Instant created = keyCreatedAt != null ? keyCreatedAt : time.now();
     followUps = followUpsOf(submit.request().url(), submit.request());
     current = submit;
     submit.executeAsync().whenComplete((r, e) -> {
       attempts += submit.attempts();
-      token = ResumeToken.forSubmit(submit.request().method(), submit.request().url(),
-          submit.idempotencyKey(), submit.idempotencyKeySent(), created)
-          .signedWith(runtime.resumeTokenSigner());
+      token = runtime.signed(ResumeToken.forSubmit(submit.request().method(), submit.request().url(),
+          submit.idempotencyKey(), submit.idempotencyKeySent(), created));
       info = infoOf(submit.request(), token);
       if (e != null) {
-        result.completeExceptionally(unwrap(e));
+        result.failFromOperation(unwrap(e));
         return;
       }
       if (r.code() != 202) {
@@ -162,14 +213,20 @@ final class AsyncOperationWaiter {
         Duration first = accept(r);
         schedulePoll(result, first, retryAfterOf(r, first));
       } catch (Throwable t) {
-        result.completeExceptionally(t);
+        result.failFromOperation(t);
       }
     });
     return result;
   }
 
-  CompletableFuture<Response> resumeWaitAsync(ResumeToken resumed) {
-    WaitFuture result = new WaitFuture();
+  /**
+   * Resumes the wait of {@code resumed} without holding a thread.
+   *
+   * @param resumed the token of an accepted operation
+   * @return the future of the final result; completing it from outside stops the wait
+   */
+  public CompletableFuture<Response> resumeWaitAsync(ResumeToken resumed) {
+    OperationFuture result = newResult();
     startClock(null);
     token = resumed;
     followUps = followUpsOf(resumed.url(), null);
@@ -179,12 +236,12 @@ final class AsyncOperationWaiter {
       checkOrigin(resumed.statusUrl().orElseThrow(), resumed.url());
       schedulePoll(result, Duration.ZERO, false);
     } catch (Throwable t) {
-      result.completeExceptionally(t);
+      result.failFromOperation(t);
     }
     return result;
   }
 
-  private void schedulePoll(CompletableFuture<Response> result, Duration delay,
+  private void schedulePoll(OperationFuture result, Duration delay,
       boolean fromRetryAfter) throws IOException {
     beforePoll(delay, fromRetryAfter);
     scheduled = runtime.scheduler().schedule(() -> startPoll(result), delay.toNanos(),
@@ -194,12 +251,12 @@ final class AsyncOperationWaiter {
     }
   }
 
-  private void startPoll(CompletableFuture<Response> result) {
+  private void startPoll(OperationFuture result) {
     try {
       checkCanceled();
       getAsync(token.statusUrl().orElseThrow()).whenComplete((pr, e) -> {
         if (e != null) {
-          result.completeExceptionally(e);
+          result.failFromOperation(e);
           return;
         }
         try {
@@ -210,7 +267,7 @@ final class AsyncOperationWaiter {
             checkDeadline(Duration.ZERO);
             getAsync(next.fetch()).whenComplete((fr, fe) -> {
               if (fe != null) {
-                result.completeExceptionally(fe);
+                result.failFromOperation(fe);
               } else {
                 complete(result, fr);
               }
@@ -219,11 +276,11 @@ final class AsyncOperationWaiter {
             schedulePoll(result, next.delay(), next.fromRetryAfter());
           }
         } catch (Throwable t) {
-          result.completeExceptionally(t);
+          result.failFromOperation(t);
         }
       });
     } catch (Throwable t) {
-      result.completeExceptionally(t);
+      result.failFromOperation(t);
     }
   }
 
@@ -240,24 +297,16 @@ final class AsyncOperationWaiter {
   }
 
   /** Completes {@code result}, closing {@code r} when the wait was cancelled meanwhile. */
-  private static void complete(CompletableFuture<Response> result, Response r) {
-    if (!result.complete(r)) {
+  private static void complete(OperationFuture result, Response r) {
+    if (!result.completeFromOperation(r)) {
       r.close();
     }
-  }
-
-  private static Throwable unwrap(Throwable e) {
-    while ((e instanceof CompletionException || e instanceof ExecutionException)
-        && e.getCause() != null) {
-      e = e.getCause();
-    }
-    return e;
   }
 
   // ---------------------------------------------------------------- shared steps
 
   /** Stops polling: no poll starts after this, and the one in flight is cancelled. */
-  void cancel() {
+  public void cancel() {
     if (canceled) {
       return; // once: the submit's own cancel() calls back here
     }
@@ -284,9 +333,8 @@ final class AsyncOperationWaiter {
   }
 
   private static OperationInfo infoOf(Request submit, ResumeToken token) {
-    return new OperationInfo(token.idempotencyKey(), token.idempotencyKeySent(),
-        token.idempotencyKeySent() || AttemptOutcome.isIdempotentMethod(token.method()),
-        token.method(), (submit != null ? submit.url() : token.url()).host());
+    return KeyDecision.info(token.idempotencyKey(), token.idempotencyKeySent(), token.method(),
+        submit != null ? submit.url() : token.url());
   }
 
   /** Reads the {@code 202}: the status resource, the result's location; returns the first delay. */
@@ -321,7 +369,7 @@ final class AsyncOperationWaiter {
     boolean keep = false;
     try {
       checkCanceled();
-      String body = poll.peekBody(policy.maxStatusBodyBytes()).string();
+      String body = statusBody(poll);
       PollStatus status = policy.statusContract().classify(poll, body);
       int n = polls;
       if (status == null) {
@@ -358,8 +406,25 @@ final class AsyncOperationWaiter {
   }
 
   /**
+   * The status body of a poll. The deadline bounds reading it too: a read cut short by it is the
+   * wait's deadline.
+   */
+  private String statusBody(Response poll) throws IOException {
+    try {
+      return poll.peekBody(policy.maxStatusBodyBytes()).string();
+    } catch (IOException e) {
+      if (remainingNanos() < MIN_ATTEMPT_NANOS) {
+        throw new AsyncOperationDeadlineExceededException("deadline passed while reading a poll",
+            token, attempts, e);
+      }
+      throw e;
+    }
+  }
+
+  /**
    * {@code t} with the cancel URL this answer gives, if any. Its origin is checked when it is used
-   * ({@link ResilientHttpClient#cancelOnServer}), not here: a cancel link elsewhere must not fail the
+   * ({@link io.github.resilienthttp.ResilientHttpClient#cancelOnServer}), not here: a cancel link
+   * elsewhere must not fail the
    * wait.
    */
   private ResumeToken withCancelUrl(ResumeToken t, Response r, String body) {
@@ -369,7 +434,7 @@ final class AsyncOperationWaiter {
 
   /** The wait before poll {@code poll}: the interval with jitter, or the server's longer Retry-After. */
   private Duration delayAfter(Response r, int poll) {
-    Duration base = policy.baseInterval(poll);
+    Duration base = baseInterval(policy, poll);
     long jitterNanos = (long) (base.toNanos() * policy.jitter() * runtime.random().nextDouble());
     Duration picked = base.plusNanos(jitterNanos);
     Duration server = RetryAfter.parse(r.header("Retry-After"), time.now()).orElse(null);
@@ -389,8 +454,25 @@ final class AsyncOperationWaiter {
         l -> l.pollScheduled(info, n, delay, fromRetryAfter));
   }
 
+  /**
+   * The poll interval before poll {@code poll} (from 1), before jitter: the minimum, doubled per
+   * poll, up to the maximum.
+   *
+   * @param policy the wait's policy
+   * @param poll the poll's number, from 1
+   * @return the interval
+   */
+  public static Duration baseInterval(AsyncOperationPolicy policy, int poll) {
+    Duration d = policy.minPollInterval();
+    Duration max = policy.maxPollInterval();
+    for (int i = 1; i < poll && d.compareTo(max) < 0; i++) {
+      d = d.multipliedBy(2);
+    }
+    return d.compareTo(max) > 0 ? max : d;
+  }
+
   /** Whether {@code url} is on the origin (scheme, host, port) of {@code submit}. */
-  static boolean sameOrigin(HttpUrl url, HttpUrl submit) {
+  public static boolean sameOrigin(HttpUrl url, HttpUrl submit) {
     return OriginGuard.sameOrigin(url, submit);
   }
 
@@ -413,7 +495,7 @@ final class AsyncOperationWaiter {
 
   /** Fails now, rather than sleeping into the deadline, when the next poll would start after it. */
   private void checkDeadline(Duration delay) throws IOException {
-    if (remainingNanos() - delay.toNanos() < MIN_POLL_NANOS) {
+    if (remainingNanos() - delay.toNanos() < MIN_ATTEMPT_NANOS) {
       throw new AsyncOperationDeadlineExceededException(delay.isZero()
           ? "deadline passed while waiting for the asynchronous operation"
           : "the next poll (in " + delay + ") could only start after the deadline", token,
@@ -431,15 +513,14 @@ final class AsyncOperationWaiter {
 
   private Operation pollOperation(HttpUrl url) throws IOException {
     long remaining = remainingNanos();
-    if (remaining < MIN_POLL_NANOS) {
+    if (remaining < MIN_ATTEMPT_NANOS) {
       checkDeadline(Duration.ZERO);
     }
     Request get = followUps.request(new Request.Builder().url(url).get());
-    Operation op = new Operation(runtime, get)
+    Operation op = runtime.newOperation(get, AttemptKind.POLL)
         .idempotencyKey(token.idempotencyKey())
         .sendIdempotencyKey(false)
-        .deadline(Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), remaining)));
-    op.firstAttemptKind(AttemptKind.POLL);
+        .deadline(Duration.ofNanos(Math.max(MIN_ATTEMPT_NANOS, remaining)));
     current = op;
     if (canceled) {
       op.cancel();
@@ -473,7 +554,7 @@ final class AsyncOperationWaiter {
    *
    * @throws KeyRetentionExceededException when refused
    */
-  static void checkKeyAge(ClientRuntime runtime, AsyncOperationPolicy policy, ResumeToken token)
+  public static void checkKeyAge(ClientRuntime runtime, AsyncOperationPolicy policy, ResumeToken token)
       throws KeyRetentionExceededException {
     Duration retention = policy.keyRetention().orElse(null);
     if (retention == null) {

@@ -1,4 +1,4 @@
-package io.github.resilienthttp.internal.okhttp;
+package io.github.resilienthttp.internal.classify;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,11 +1,9 @@
-package io.github.resilienthttp.internal.engine;
+package io.github.resilienthttp.internal.classify;
 
 import io.github.resilienthttp.AttemptOutcome;
 import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.ResponseClassifier;
-import io.github.resilienthttp.internal.okhttp.IdempotencySignal;
 import io.github.resilienthttp.internal.okhttp.OriginGuard;
-import io.github.resilienthttp.internal.okhttp.RefusedStream;
 import java.io.IOException;
 import java.net.ProtocolException;
 import java.security.cert.CertificateException;

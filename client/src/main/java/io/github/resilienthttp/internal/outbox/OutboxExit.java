@@ -1,6 +1,24 @@
-package io.github.resilienthttp;
+package io.github.resilienthttp.internal.outbox;
 
+import io.github.resilienthttp.AsyncOperationFailedException;
+import io.github.resilienthttp.BulkheadFullException;
+import io.github.resilienthttp.CircuitBreakerOpenException;
+import io.github.resilienthttp.DeadlineExceededException;
+import io.github.resilienthttp.KeyRetentionExceededException;
+import io.github.resilienthttp.Operation;
+import io.github.resilienthttp.OperationFailure;
+import io.github.resilienthttp.OperationInfo;
+import io.github.resilienthttp.OperationInterruptedException;
+import io.github.resilienthttp.Outbox;
+import io.github.resilienthttp.OutboxEntry;
+import io.github.resilienthttp.OutcomeUnknownException;
+import io.github.resilienthttp.PollFailedException;
+import io.github.resilienthttp.ResumableFailure;
+import io.github.resilienthttp.ResumeToken;
+import io.github.resilienthttp.RetriesExhaustedException;
+import io.github.resilienthttp.RetryBudgetExhaustedException;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
+import io.github.resilienthttp.internal.engine.KeyDecision;
 import java.io.IOException;
 import java.time.Instant;
 import org.slf4j.Logger;
@@ -11,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * ({@link Operation#parkIndefiniteOutcomes(Outbox)}), and says so: a listener event and a log line,
  * so that nothing is dropped silently. Not API.
  */
-final class OutboxExit {
+public final class OutboxExit {
   private static final Logger log = LoggerFactory.getLogger(OutboxExit.class);
 
   private OutboxExit() {}
@@ -21,7 +39,7 @@ final class OutboxExit {
    * that passes (budget, breaker, bulkhead, deadline, network). A definite failure (the server said
    * no, the asynchronous job failed, a cancel by the caller) is not parked.
    */
-  static boolean indefinite(IOException e) {
+  public static boolean indefinite(IOException e) {
     if (e instanceof AsyncOperationFailedException || e instanceof KeyRetentionExceededException) {
       return false;
     }
@@ -35,14 +53,14 @@ final class OutboxExit {
   }
 
   /** Parks {@code e}'s intent when it is indefinite; returns {@code e} to be thrown. */
-  static IOException park(ClientRuntime runtime, Outbox outbox, Operation op, Instant keyCreatedAt,
+  public static IOException park(ClientRuntime runtime, Outbox outbox, Operation op, Instant keyCreatedAt,
       IOException e) {
     if (!indefinite(e)) {
       return e;
     }
-    ResumeToken token = ResumableFailure.of(e).orElseGet(() -> ResumeToken.forSubmit(
+    ResumeToken token = ResumableFailure.of(e).orElseGet(() -> runtime.signed(ResumeToken.forSubmit(
         op.request().method(), op.request().url(), op.idempotencyKey(), op.idempotencyKeySent(),
-        keyCreatedAt).signedWith(runtime.resumeTokenSigner()));
+        keyCreatedAt)));
     String reason = e instanceof OperationFailure f ? f.reason() : "unknown";
     Instant now = runtime.timeSource().now();
     OutboxEntry entry = new OutboxEntry(token, reason, now, 0, now);
@@ -54,9 +72,7 @@ final class OutboxExit {
       log.error("could not park {} ({}) in the outbox", token, reason, parkFailure);
       return e;
     }
-    OperationInfo info = new OperationInfo(token.idempotencyKey(), token.idempotencyKeySent(),
-        token.idempotencyKeySent() || AttemptOutcome.isIdempotentMethod(token.method()),
-        token.method(), token.url().host());
+    OperationInfo info = KeyDecision.info(token);
     runtime.listeners().send("operationParked", l -> l.operationParked(info, entry));
     log.warn("parked {} in the outbox: {}", token, reason);
     return e;

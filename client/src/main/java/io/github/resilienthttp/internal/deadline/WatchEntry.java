@@ -1,0 +1,35 @@
+package io.github.resilienthttp.internal.deadline;
+
+/**
+ * The watchdog's own node in a watched operation: the link of {@link DeadlineWatchdog}'s lists and
+ * whether the operation is in them. A base class rather than a separate object, so that joining
+ * the watchdog allocates nothing; its fields are the watchdog's alone (package-private). Not API.
+ *
+ * @param <T> the watched operation's type
+ */
+public abstract class WatchEntry<T extends WatchEntry<T>> {
+  /** The next operation in the watchdog's list; only the watchdog reads and writes it. */
+  T watchNext;
+  /**
+   * Whether the watchdog has this operation in its lists. Cleared (by the watchdog, after unlinking
+   * it) when the operation is forgotten or its deadline passed.
+   */
+  volatile boolean inWatchdog;
+
+  static <T extends WatchEntry<T>> T next(T entry) {
+    return entry.watchNext;
+  }
+
+  static <T extends WatchEntry<T>> void link(T entry, T next) {
+    entry.watchNext = next;
+  }
+
+  static <T extends WatchEntry<T>> void watched(T entry, boolean watched) {
+    entry.inWatchdog = watched;
+  }
+
+  /** Whether the watchdog has this operation in its lists (see {@link DeadlineWatchdog#watch}). */
+  public final boolean isWatched() {
+    return inWatchdog;
+  }
+}
