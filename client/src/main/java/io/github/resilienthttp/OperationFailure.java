@@ -18,12 +18,17 @@ public interface OperationFailure {
    * @param idempotencyKeySent whether the key was sent with the operation's requests
    * @param attempts how many attempts were started (0 when rejected before the first)
    * @param reason the machine-readable reason; not null
+   * @serial exclude
    */
   record Facts(String idempotencyKey, boolean idempotencyKeySent, int attempts, String reason)
       implements java.io.Serializable {
     /**
      * Checks the fields.
      *
+     * @param idempotencyKey the operation's idempotency key, whether or not it was sent; not null
+     * @param idempotencyKeySent whether the key was sent with the operation's requests
+     * @param attempts how many attempts were started (0 when rejected before the first)
+     * @param reason the machine-readable reason; not null
      * @throws NullPointerException when the key or the reason is null
      */
     public Facts {
