@@ -10,7 +10,9 @@ import io.github.resilienthttp.server.JdbcIdempotencyStore;
 import io.github.resilienthttp.server.servlet.IdempotencyFilter;
 import jakarta.servlet.Filter;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -20,6 +22,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.util.ClassUtils;
 
 /**
  * The server-side Idempotency-Key guard (resilient-http-server) in a servlet web application, when
@@ -53,7 +56,7 @@ public class ResilientHttpServerAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   IdempotencyStore resilientHttpIdempotencyStore(ObjectProvider<DataSource> dataSources,
-      ObjectProvider<PlatformTransactionManager> transactions, ResilientHttpProperties properties) {
+      BeanFactory beans, ResilientHttpProperties properties) {
     ResilientHttpProperties.Server s = properties.getServer();
     DataSource dataSource = dataSources.getIfUnique();
     if (s.getStore() == ResilientHttpProperties.ServerStore.MEMORY
@@ -68,8 +71,8 @@ public class ResilientHttpServerAutoConfiguration {
     run(PREFIX + "table", s.getTable(), () -> b.table(s.getTable()));
     JdbcIdempotencyStore jdbc = b.build();
     if (s.isCreateSchema()) jdbc.createSchema();
-    return s.isTransactional() && transactions.getIfUnique() != null
-        ? new SpringTransactionIdempotencyStore(jdbc) : jdbc;
+    return s.isTransactional() && SpringTransactions.present(beans) && SpringTransactions.manager(beans) != null
+        ? SpringTransactions.store(jdbc) : jdbc;
   }
 
   @Bean
@@ -92,18 +95,49 @@ public class ResilientHttpServerAutoConfiguration {
   @Bean(name = FILTER_BEAN)
   @ConditionalOnMissingBean(name = FILTER_BEAN)
   FilterRegistrationBean<Filter> resilientHttpIdempotencyFilter(IdempotencyGuard guard,
-      ObjectProvider<PlatformTransactionManager> transactions, ResilientHttpProperties properties) {
+      BeanFactory beans, ResilientHttpProperties properties) {
     ResilientHttpProperties.Server s = properties.getServer();
     IdempotencyFilter filter = IdempotencyFilter.of(guard);
-    PlatformTransactionManager tm = transactions.getIfUnique();
-    Filter registered = guard.store() instanceof SpringTransactionIdempotencyStore && tm != null
-        ? new TransactionalIdempotencyFilter(filter, tm,
-            s.getHeaderName() == null ? DEFAULT_HEADER : s.getHeaderName())
+    Filter registered = SpringTransactions.present(beans) && SpringTransactions.joins(guard)
+        ? SpringTransactions.filter(filter, beans, s.getHeaderName() == null ? DEFAULT_HEADER : s.getHeaderName())
         : filter;
     FilterRegistrationBean<Filter> registration = new FilterRegistrationBean<>(registered);
     registration.setName(FILTER_BEAN);
     registration.setUrlPatterns(s.getUrlPatterns());
     registration.setOrder(s.getOrder());
     return registration;
+  }
+
+  /**
+   * What needs spring-tx and spring-jdbc, which a servlet application may lack: loaded only after
+   * {@link #present(BeanFactory)} said both are there.
+   */
+  static final class SpringTransactions {
+    private SpringTransactions() {}
+
+    static boolean present(BeanFactory beans) {
+      // the application's class loader, as the @ConditionalOnClass checks use
+      ClassLoader cl = beans instanceof ConfigurableBeanFactory c && c.getBeanClassLoader() != null
+          ? c.getBeanClassLoader() : ResilientHttpServerAutoConfiguration.class.getClassLoader();
+      return ClassUtils.isPresent("org.springframework.transaction.PlatformTransactionManager", cl)
+          && ClassUtils.isPresent("org.springframework.jdbc.datasource.DataSourceUtils", cl);
+    }
+
+    static PlatformTransactionManager manager(BeanFactory beans) {
+      return beans.getBeanProvider(PlatformTransactionManager.class).getIfUnique();
+    }
+
+    static IdempotencyStore store(JdbcIdempotencyStore jdbc) {
+      return new SpringTransactionIdempotencyStore(jdbc);
+    }
+
+    static boolean joins(IdempotencyGuard guard) {
+      return guard.store() instanceof SpringTransactionIdempotencyStore;
+    }
+
+    static Filter filter(IdempotencyFilter filter, BeanFactory beans, String headerName) {
+      PlatformTransactionManager tm = manager(beans);
+      return tm == null ? filter : new TransactionalIdempotencyFilter(filter, tm, headerName);
+    }
   }
 }

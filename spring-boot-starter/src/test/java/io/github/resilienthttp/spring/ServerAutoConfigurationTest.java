@@ -48,6 +48,14 @@ class ServerAutoConfigurationTest {
     runner.withPropertyValues("resilient-http.server.enabled=true")
         .withClassLoader(new FilteredClassLoader(IdempotencyGuard.class))
         .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FilterRegistrationBean.class));
+    // a DataSource but no spring-tx: the plain JDBC store and filter
+    withDatabase().withClassLoader(new FilteredClassLoader("org.springframework.transaction"))
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(JdbcIdempotencyStore.class);
+          assertThat(context.getBean(ResilientHttpServerAutoConfiguration.FILTER_BEAN, FilterRegistrationBean.class)
+              .getFilter()).isInstanceOf(IdempotencyFilter.class);
+        });
   }
 
   @Test
