@@ -49,6 +49,8 @@ public final class SpringTransactionIdempotencyStore implements IdempotencyStore
    * Records the response in the thread's Spring transaction when one is active (nothing is committed
    * here), else on its own connection.
    *
+   * @param claim the claim
+   * @param response the response to replay
    * @throws io.github.resilienthttp.server.LeaseLostException when the lease was taken over (roll back)
    */
   @Override
