@@ -49,6 +49,7 @@ class AnswerInContextTest {
   private ResilientHttpClient client(int maxAttempts, ResponseClassifier classifier) {
     return ResilientHttpClient.wrap(okHttp).timeSource(new FakeTimeSource()).random(new SplittableRandom(1))
         .retryBudget(RetryBudget.unlimited()).noCircuitBreaker().classifier(classifier)
+        .acceptUnsignedResumeTokens(List.of(server.url("/"))) // the resume test's hand-made token
         .retryPolicy(RetryPolicy.builder().maxAttempts(maxAttempts).backoff(Backoff.fixed(Duration.ofMillis(100))).build())
         .addListener(new OperationListener() {
           @Override
@@ -155,6 +156,26 @@ class AnswerInContextTest {
     }
     assertThat(server.getRequestCount()).isEqualTo(2);
     assertThat(reasons).containsExactly("500 idempotent-replay", "502 idempotent-replay");
+  }
+
+  @Test
+  void aReplayedServerErrorIsNotRetriedOnResumeEither() throws Exception {
+    // A token saved before acceptance was seen: resume re-submits with its key, and the server's
+    // recorded 500 for that key is the outcome, not a reason to submit again.
+    server.enqueue(new MockResponse.Builder().code(500).setHeader("Idempotent-Replayed", "true").body("boom").build());
+    server.enqueue(new MockResponse.Builder().code(201).body("{\"id\":\"second\"}").build());
+    ResumeToken token = ResumeToken.forSubmit("POST", server.url("/payments"), "order-7", true,
+        new FakeTimeSource().now()); // the client's clock: a fresh key
+    AsyncOperationPolicy policy = AsyncOperationPolicy.builder().minPollInterval(Duration.ofMillis(100)).jitter(0)
+        .deadline(Duration.ofSeconds(30)).build();
+    try (Response r = client(4).resume(token, charge(), policy)) {
+      assertThat(r.code()).isEqualTo(500);
+      assertThat(r.header("Idempotent-Replayed")).isEqualTo("true");
+      assertThat(r.body().string()).isEqualTo("boom");
+    }
+    assertThat(server.getRequestCount()).isEqualTo(1);
+    assertThat(server.takeRequest().getHeaders().get("Idempotency-Key")).isEqualTo("order-7");
+    assertThat(reasons).containsExactly("500 idempotent-replay");
   }
 
   @Test

@@ -34,6 +34,9 @@ public class ResilientHttpProperties {
   /** Signed callbacks (webhooks) received once, in the application's transactions. */
   private Callbacks callbacks = new Callbacks();
 
+  /** The server-side Idempotency-Key guard (resilient-http-server) as a Servlet filter. */
+  private Server server = new Server();
+
   /** {@return the clients by name} */
   public Map<String, Client> getClients() {
     return clients;
@@ -82,6 +85,205 @@ public class ResilientHttpProperties {
   /** @param callbacks the callback settings */
   public void setCallbacks(Callbacks callbacks) {
     this.callbacks = callbacks;
+  }
+
+  /** {@return the server guard's settings} */
+  public Server getServer() {
+    return server;
+  }
+
+  /** @param server the server guard's settings */
+  public void setServer(Server server) {
+    this.server = server;
+  }
+
+  /** Where the server guard keeps its records. */
+  public enum ServerStore {
+    /** JDBC on the application's single DataSource when there is one, else in memory. */
+    AUTO,
+    /** JDBC on the application's single DataSource (startup fails without one). */
+    JDBC,
+    /** In this process's memory: one instance only, lost on restart. */
+    MEMORY
+  }
+
+  /**
+   * The server-side Idempotency-Key guard, registered as a Servlet filter when {@code enabled}.
+   * Unset durations and lists keep the guard's defaults (IdempotencyGuard.Builder).
+   */
+  public static class Server {
+    /** Whether the starter registers the idempotency filter (needs resilient-http-server). Default: false. */
+    private boolean enabled;
+
+    /** The URL patterns the filter applies to (Servlet syntax). Default: /*. */
+    private List<String> urlPatterns = new ArrayList<>(List.of("/*"));
+
+    /** The filter's order; after Spring Security's (-100) so the principal is known. Default: 0. */
+    private int order;
+
+    /** Where records are kept. Default: auto (JDBC on the single DataSource, else memory). */
+    private ServerStore store = ServerStore.AUTO;
+
+    /** The records' table (JDBC store). Default: idempotency_keys. */
+    private String table = "idempotency_keys";
+
+    /** Whether the starter creates the table at startup (CREATE TABLE IF NOT EXISTS). */
+    private boolean createSchema;
+
+    /**
+     * Whether a keyed request runs in a transaction of the application's PlatformTransactionManager
+     * that also records the response (JDBC store only), so the business write and the record commit
+     * together. Default: true (effective when there is one transaction manager).
+     */
+    private boolean transactional = true;
+
+    /** The request header carrying the key. Default: Idempotency-Key. */
+    private String headerName;
+
+    /** Whether a guarded request without a key gets 400. Default: false (passes unguarded). */
+    private boolean keyRequired;
+
+    /** The guarded methods. Default: POST, PATCH. */
+    private List<String> methods = new ArrayList<>();
+
+    /** How long a claim holds a key; longer than the handler takes. Default: 30s. */
+    private Duration lease;
+
+    /** The Retry-After of a 409 "in progress" answer. Default: 1s. */
+    private Duration retryAfter;
+
+    /** How long a completed response is replayed. Default: 24h. */
+    private Duration retention;
+
+    /** {@return whether the filter is registered} */
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    /** @param enabled whether the filter is registered */
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    /** {@return the URL patterns} */
+    public List<String> getUrlPatterns() {
+      return urlPatterns;
+    }
+
+    /** @param urlPatterns the URL patterns */
+    public void setUrlPatterns(List<String> urlPatterns) {
+      this.urlPatterns = urlPatterns;
+    }
+
+    /** {@return the filter order} */
+    public int getOrder() {
+      return order;
+    }
+
+    /** @param order the filter order */
+    public void setOrder(int order) {
+      this.order = order;
+    }
+
+    /** {@return the store kind} */
+    public ServerStore getStore() {
+      return store;
+    }
+
+    /** @param store the store kind */
+    public void setStore(ServerStore store) {
+      this.store = store;
+    }
+
+    /** {@return the table} */
+    public String getTable() {
+      return table;
+    }
+
+    /** @param table the table */
+    public void setTable(String table) {
+      this.table = table;
+    }
+
+    /** {@return whether the table is created at startup} */
+    public boolean isCreateSchema() {
+      return createSchema;
+    }
+
+    /** @param createSchema whether the table is created at startup */
+    public void setCreateSchema(boolean createSchema) {
+      this.createSchema = createSchema;
+    }
+
+    /** {@return whether keyed requests run in the application's transaction} */
+    public boolean isTransactional() {
+      return transactional;
+    }
+
+    /** @param transactional whether keyed requests run in the application's transaction */
+    public void setTransactional(boolean transactional) {
+      this.transactional = transactional;
+    }
+
+    /** {@return the key header, or null for the default} */
+    public String getHeaderName() {
+      return headerName;
+    }
+
+    /** @param headerName the key header */
+    public void setHeaderName(String headerName) {
+      this.headerName = headerName;
+    }
+
+    /** {@return whether a key is required} */
+    public boolean isKeyRequired() {
+      return keyRequired;
+    }
+
+    /** @param keyRequired whether a key is required */
+    public void setKeyRequired(boolean keyRequired) {
+      this.keyRequired = keyRequired;
+    }
+
+    /** {@return the guarded methods; empty for the default} */
+    public List<String> getMethods() {
+      return methods;
+    }
+
+    /** @param methods the guarded methods */
+    public void setMethods(List<String> methods) {
+      this.methods = methods;
+    }
+
+    /** {@return the lease, or null for the default} */
+    public Duration getLease() {
+      return lease;
+    }
+
+    /** @param lease the lease */
+    public void setLease(Duration lease) {
+      this.lease = lease;
+    }
+
+    /** {@return the Retry-After of an in-progress answer, or null for the default} */
+    public Duration getRetryAfter() {
+      return retryAfter;
+    }
+
+    /** @param retryAfter the Retry-After of an in-progress answer */
+    public void setRetryAfter(Duration retryAfter) {
+      this.retryAfter = retryAfter;
+    }
+
+    /** {@return the retention, or null for the default} */
+    public Duration getRetention() {
+      return retention;
+    }
+
+    /** @param retention the retention */
+    public void setRetention(Duration retention) {
+      this.retention = retention;
+    }
   }
 
   /** An on/off switch. */

@@ -31,5 +31,9 @@ class ConfigurationMetadataTest {
     assertThat(byName.get("resilient-http.callbacks.tolerance").get("defaultValue").asText()).isEqualTo("5m");
     assertThat(byName.get("resilient-http.health.open-status").get("defaultValue").asText()).isEqualTo("DOWN");
     assertThat(byName.get("resilient-http.tracing.attempt-spans").get("description").asText()).isNotBlank();
+    assertThat(byName.get("resilient-http.server.enabled").get("description").asText())
+        .startsWith("Whether the starter registers the idempotency filter");
+    assertThat(byName.get("resilient-http.server.url-patterns").get("type").asText())
+        .isEqualTo("java.util.List<java.lang.String>");
   }
 }
