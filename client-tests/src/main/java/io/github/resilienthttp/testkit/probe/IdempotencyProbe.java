@@ -436,6 +436,12 @@ public final class IdempotencyProbe {
       return this;
     }
 
+    /**
+     * The clock of the probe's waits and timings. Default {@link TimeSource#system()}.
+     *
+     * @param time the clock
+     * @return this builder
+     */
     public Builder timeSource(TimeSource time) {
       this.time = Objects.requireNonNull(time, "timeSource");
       return this;

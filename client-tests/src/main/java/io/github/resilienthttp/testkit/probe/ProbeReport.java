@@ -81,6 +81,11 @@ public record ProbeReport(
     return !failed() && results.stream().anyMatch(r -> r.verdict() == Verdict.CANNOT_TELL);
   }
 
+  /**
+   * The checks whose verdict is {@link Verdict#FAIL}, in the order they ran.
+   *
+   * @return the failed checks (empty when none failed)
+   */
   public List<ProbeCheck> failedChecks() {
     return results.stream()
         .filter(r -> r.verdict() == Verdict.FAIL)
