@@ -17,6 +17,10 @@ import io.github.resilienthttp.json.JsonCodec;
 import io.github.resilienthttp.micrometer.MicrometerOperationMetrics;
 import io.github.resilienthttp.opentelemetry.ResilientHttpTracing;
 import io.github.resilienthttp.outbox.jdbc.JdbcOutbox;
+import io.github.resilienthttp.server.IdempotencyGuard;
+import io.github.resilienthttp.server.IdempotentRequest;
+import io.github.resilienthttp.server.IdempotentResponse;
+import io.github.resilienthttp.server.InMemoryIdempotencyStore;
 import io.github.resilienthttp.testkit.FakeTimeSource;
 import io.github.resilienthttp.testkit.Fault;
 import io.github.resilienthttp.testkit.IdempotentTestServer;
@@ -28,6 +32,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -36,8 +41,9 @@ import org.h2.jdbcx.JdbcDataSource;
 /**
  * One use of every artifact the BOM pins, resolved without a version: a lost response parked in a
  * JDBC outbox and resumed with one charge (client, outbox-jdbc, testkit, JSON, Micrometer,
- * OpenTelemetry), and a signed webhook received once and then as a duplicate (callbacks and its
- * testkit's signer and clock).
+ * OpenTelemetry), a signed webhook received once and then as a duplicate (callbacks and its
+ * testkit's signer and clock), and a keyed request handled once by the server's guard and then
+ * replayed (server).
  */
 public final class BomOnly {
   record CreatePayment(long amount, String currency) {}
@@ -102,6 +108,22 @@ public final class BomOnly {
     CallbackResponse again = receiver.receive(headers, body, callback -> "twice?");
     check(first.status() == 200 && first.body().contains("processed"), "first: " + first.body());
     check(again.status() == 200 && again.body().contains("duplicate"), "again: " + again.body());
+
+    IdempotencyGuard guard = IdempotencyGuard.builder().store(new InMemoryIdempotencyStore()).build();
+    AtomicInteger charges = new AtomicInteger();
+    IdempotentRequest create = new IdempotentRequest("POST", "/payments", null,
+        Map.of("Idempotency-Key", List.of("order-1")), body, "alice");
+    IdempotentResponse created = guard.handle(create, request -> {
+      charges.incrementAndGet();
+      return IdempotentResponse.of(201, "application/json", "{\"id\":\"pay_1\"}");
+    });
+    IdempotentResponse replayed = guard.handle(create, request -> {
+      charges.incrementAndGet();
+      return IdempotentResponse.of(201, "application/json", "{\"id\":\"pay_2\"}");
+    });
+    check(created.status() == 201 && charges.get() == 1, "guard: " + created + ", " + charges);
+    check(replayed.bodyText().contains("pay_1")
+        && "true".equals(replayed.header(IdempotencyGuard.REPLAYED)), "replay: " + replayed);
     System.out.println("BOM ONLY OK");
   }
 
