@@ -15,7 +15,7 @@ import okhttp3.Response;
  * read and write timeouts to the time left
  * before the deadline (and to the policy's attempt timeout), as {@link RetryInterceptor} does for
  * plain calls. It sits only on the client that {@link
- * io.github.resilienthttp.ResilientHttpClient#attemptClient} picks when
+ * io.github.resilienthttp.internal.engine.ClientRuntime#attemptClient(long)} picks when
  * some timeout must shrink, so an attempt that needs none pays for no extra interceptor level.
  * (OkHttp's silent retries are off on both attempt clients.) Not API.
  */
