@@ -1,6 +1,5 @@
 package io.github.resilienthttp.internal.guard;
 
-import io.github.resilienthttp.AdaptiveThrottling;
 import io.github.resilienthttp.TimeSource;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.random.RandomGenerator;

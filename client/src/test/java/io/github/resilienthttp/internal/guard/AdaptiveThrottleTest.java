@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import io.github.resilienthttp.AdaptiveThrottling;
 import io.github.resilienthttp.TimeSource;
 import java.time.Duration;
 import java.time.Instant;

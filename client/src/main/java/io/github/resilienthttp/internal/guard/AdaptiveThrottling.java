@@ -1,5 +1,6 @@
-package io.github.resilienthttp;
+package io.github.resilienthttp.internal.guard;
 
+import io.github.resilienthttp.TimeSource;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -20,9 +21,10 @@ import java.util.Objects;
  * for want of capacity: {@code 429}, {@code 503}, and a connection that could not be made; every
  * other answer (a 2xx, a 4xx, even a 500) is an accept, since the backend spent its capacity on it.
  *
- * <p>Immutable and thread-safe; the counts live in the client, per target
+ * <p>Immutable and thread-safe; the counts live in an {@link AdaptiveThrottle} per target
  * ({@code scheme://host:port}). Build with {@link #builder()}; {@link #defaults()} is K = 2 over a
- * 2-minute window, the book's values.
+ * 2-minute window, the book's values. Not API yet: the client does not take it (issue 28 wires it
+ * in and moves it to the API package).
  */
 public final class AdaptiveThrottling {
   /** The least K: at 1, any rejection at all would reject locally. */
