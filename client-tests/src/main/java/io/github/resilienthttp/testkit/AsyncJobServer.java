@@ -188,7 +188,14 @@ public final class AsyncJobServer implements Closeable {
     OTHER_ORIGIN
   }
 
-  /** One request as the server saw it, with the fake-or-real time of its arrival. */
+  /**
+   * One request as the server saw it, with the fake-or-real time of its arrival.
+   *
+   * @param method the request's method
+   * @param path the request's path
+   * @param idempotencyKey its {@code Idempotency-Key} header, or {@code null}
+   * @param at when it arrived, since the server started (on the server's time source)
+   */
   public record Seen(String method, String path, String idempotencyKey, Duration at) {}
 
   private final MockWebServer server = new MockWebServer();

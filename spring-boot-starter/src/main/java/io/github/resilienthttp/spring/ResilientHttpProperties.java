@@ -18,6 +18,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties(prefix = "resilient-http")
 public class ResilientHttpProperties {
+  /** Creates the settings with their defaults (Spring binds the properties). */
+  public ResilientHttpProperties() {}
+
 
   /** Clients by name; each becomes a ResilientHttpClient bean qualified by its name. */
   private Map<String, Client> clients = new LinkedHashMap<>();
@@ -42,7 +45,15 @@ public class ResilientHttpProperties {
     return clients;
   }
 
-  /** @param clients the clients by name */
+  /**
+
+   * Sets {@code clients}.
+
+   *
+
+   * @param clients the clients by name
+
+   */
   public void setClients(Map<String, Client> clients) {
     this.clients = clients;
   }
@@ -52,7 +63,15 @@ public class ResilientHttpProperties {
     return metrics;
   }
 
-  /** @param metrics the Micrometer switch */
+  /**
+
+   * Sets {@code metrics}.
+
+   *
+
+   * @param metrics the Micrometer switch
+
+   */
   public void setMetrics(Toggle metrics) {
     this.metrics = metrics;
   }
@@ -62,7 +81,15 @@ public class ResilientHttpProperties {
     return tracing;
   }
 
-  /** @param tracing the tracing settings */
+  /**
+
+   * Sets {@code tracing}.
+
+   *
+
+   * @param tracing the tracing settings
+
+   */
   public void setTracing(Tracing tracing) {
     this.tracing = tracing;
   }
@@ -72,7 +99,15 @@ public class ResilientHttpProperties {
     return health;
   }
 
-  /** @param health the health settings */
+  /**
+
+   * Sets {@code health}.
+
+   *
+
+   * @param health the health settings
+
+   */
   public void setHealth(Health health) {
     this.health = health;
   }
@@ -82,7 +117,15 @@ public class ResilientHttpProperties {
     return callbacks;
   }
 
-  /** @param callbacks the callback settings */
+  /**
+
+   * Sets {@code callbacks}.
+
+   *
+
+   * @param callbacks the callback settings
+
+   */
   public void setCallbacks(Callbacks callbacks) {
     this.callbacks = callbacks;
   }
@@ -92,7 +135,15 @@ public class ResilientHttpProperties {
     return server;
   }
 
-  /** @param server the server guard's settings */
+  /**
+
+   * Sets {@code server}.
+
+   *
+
+   * @param server the server guard's settings
+
+   */
   public void setServer(Server server) {
     this.server = server;
   }
@@ -112,6 +163,9 @@ public class ResilientHttpProperties {
    * Unset durations and lists keep the guard's defaults (IdempotencyGuard.Builder).
    */
   public static class Server {
+    /** Creates the settings with their defaults (Spring binds the properties). */
+    public Server() {}
+
     /** Whether the starter registers the idempotency filter (needs resilient-http-server). Default: false. */
     private boolean enabled;
 
@@ -160,7 +214,15 @@ public class ResilientHttpProperties {
       return enabled;
     }
 
-    /** @param enabled whether the filter is registered */
+    /**
+
+     * Sets {@code enabled}.
+
+     *
+
+     * @param enabled whether the filter is registered
+
+     */
     public void setEnabled(boolean enabled) {
       this.enabled = enabled;
     }
@@ -170,7 +232,15 @@ public class ResilientHttpProperties {
       return urlPatterns;
     }
 
-    /** @param urlPatterns the URL patterns */
+    /**
+
+     * Sets {@code urlPatterns}.
+
+     *
+
+     * @param urlPatterns the URL patterns
+
+     */
     public void setUrlPatterns(List<String> urlPatterns) {
       this.urlPatterns = urlPatterns;
     }
@@ -180,7 +250,15 @@ public class ResilientHttpProperties {
       return order;
     }
 
-    /** @param order the filter order */
+    /**
+
+     * Sets {@code order}.
+
+     *
+
+     * @param order the filter order
+
+     */
     public void setOrder(int order) {
       this.order = order;
     }
@@ -190,7 +268,15 @@ public class ResilientHttpProperties {
       return store;
     }
 
-    /** @param store the store kind */
+    /**
+
+     * Sets {@code store}.
+
+     *
+
+     * @param store the store kind
+
+     */
     public void setStore(ServerStore store) {
       this.store = store;
     }
@@ -200,7 +286,15 @@ public class ResilientHttpProperties {
       return table;
     }
 
-    /** @param table the table */
+    /**
+
+     * Sets {@code table}.
+
+     *
+
+     * @param table the table
+
+     */
     public void setTable(String table) {
       this.table = table;
     }
@@ -210,7 +304,15 @@ public class ResilientHttpProperties {
       return createSchema;
     }
 
-    /** @param createSchema whether the table is created at startup */
+    /**
+
+     * Sets {@code createSchema}.
+
+     *
+
+     * @param createSchema whether the table is created at startup
+
+     */
     public void setCreateSchema(boolean createSchema) {
       this.createSchema = createSchema;
     }
@@ -220,7 +322,15 @@ public class ResilientHttpProperties {
       return transactional;
     }
 
-    /** @param transactional whether keyed requests run in the application's transaction */
+    /**
+
+     * Sets {@code transactional}.
+
+     *
+
+     * @param transactional whether keyed requests run in the application's transaction
+
+     */
     public void setTransactional(boolean transactional) {
       this.transactional = transactional;
     }
@@ -230,7 +340,15 @@ public class ResilientHttpProperties {
       return headerName;
     }
 
-    /** @param headerName the key header */
+    /**
+
+     * Sets {@code headerName}.
+
+     *
+
+     * @param headerName the key header
+
+     */
     public void setHeaderName(String headerName) {
       this.headerName = headerName;
     }
@@ -240,7 +358,15 @@ public class ResilientHttpProperties {
       return keyRequired;
     }
 
-    /** @param keyRequired whether a key is required */
+    /**
+
+     * Sets {@code keyRequired}.
+
+     *
+
+     * @param keyRequired whether a key is required
+
+     */
     public void setKeyRequired(boolean keyRequired) {
       this.keyRequired = keyRequired;
     }
@@ -250,7 +376,15 @@ public class ResilientHttpProperties {
       return methods;
     }
 
-    /** @param methods the guarded methods */
+    /**
+
+     * Sets {@code methods}.
+
+     *
+
+     * @param methods the guarded methods
+
+     */
     public void setMethods(List<String> methods) {
       this.methods = methods;
     }
@@ -260,7 +394,15 @@ public class ResilientHttpProperties {
       return lease;
     }
 
-    /** @param lease the lease */
+    /**
+
+     * Sets {@code lease}.
+
+     *
+
+     * @param lease the lease
+
+     */
     public void setLease(Duration lease) {
       this.lease = lease;
     }
@@ -270,7 +412,15 @@ public class ResilientHttpProperties {
       return retryAfter;
     }
 
-    /** @param retryAfter the Retry-After of an in-progress answer */
+    /**
+
+     * Sets {@code retryAfter}.
+
+     *
+
+     * @param retryAfter the Retry-After of an in-progress answer
+
+     */
     public void setRetryAfter(Duration retryAfter) {
       this.retryAfter = retryAfter;
     }
@@ -280,7 +430,15 @@ public class ResilientHttpProperties {
       return retention;
     }
 
-    /** @param retention the retention */
+    /**
+
+     * Sets {@code retention}.
+
+     *
+
+     * @param retention the retention
+
+     */
     public void setRetention(Duration retention) {
       this.retention = retention;
     }
@@ -288,6 +446,9 @@ public class ResilientHttpProperties {
 
   /** An on/off switch. */
   public static class Toggle {
+    /** Creates the settings with their defaults (Spring binds the properties). */
+    public Toggle() {}
+
     /** Whether this integration is on. */
     private boolean enabled = true;
 
@@ -296,7 +457,15 @@ public class ResilientHttpProperties {
       return enabled;
     }
 
-    /** @param enabled whether this integration is on */
+    /**
+
+     * Sets {@code enabled}.
+
+     *
+
+     * @param enabled whether this integration is on
+
+     */
     public void setEnabled(boolean enabled) {
       this.enabled = enabled;
     }
@@ -304,6 +473,9 @@ public class ResilientHttpProperties {
 
   /** Tracing settings. */
   public static class Tracing extends Toggle {
+    /** Creates the settings with their defaults (Spring binds the properties). */
+    public Tracing() {}
+
     /**
      * Whether each attempt gets a CLIENT span of its own; turn off when OpenTelemetry's own OkHttp
      * instrumentation also runs (every attempt would get two).
@@ -315,7 +487,15 @@ public class ResilientHttpProperties {
       return attemptSpans;
     }
 
-    /** @param attemptSpans whether each attempt gets a span */
+    /**
+
+     * Sets {@code attemptSpans}.
+
+     *
+
+     * @param attemptSpans whether each attempt gets a span
+
+     */
     public void setAttemptSpans(boolean attemptSpans) {
       this.attemptSpans = attemptSpans;
     }
@@ -323,6 +503,9 @@ public class ResilientHttpProperties {
 
   /** Health settings. */
   public static class Health extends Toggle {
+    /** Creates the settings with their defaults (Spring binds the properties). */
+    public Health() {}
+
     /**
      * The status a client reports while one of its circuit breakers is open (or forced open), for
      * example DOWN, OUT_OF_SERVICE, or a custom "DEGRADED" placed in
@@ -335,7 +518,15 @@ public class ResilientHttpProperties {
       return openStatus;
     }
 
-    /** @param openStatus the status while a breaker is open */
+    /**
+
+     * Sets {@code openStatus}.
+
+     *
+
+     * @param openStatus the status while a breaker is open
+
+     */
     public void setOpenStatus(String openStatus) {
       this.openStatus = openStatus;
     }
@@ -343,6 +534,9 @@ public class ResilientHttpProperties {
 
   /** One client. */
   public static class Client {
+    /** Creates the settings with their defaults (Spring binds the properties). */
+    public Client() {}
+
     /** Attempts per operation, the first included; at least 1. SDK default: 3. */
     private Integer maxAttempts;
 
@@ -384,7 +578,15 @@ public class ResilientHttpProperties {
       return maxAttempts;
     }
 
-    /** @param maxAttempts attempts per operation */
+    /**
+
+     * Sets {@code maxAttempts}.
+
+     *
+
+     * @param maxAttempts attempts per operation
+
+     */
     public void setMaxAttempts(Integer maxAttempts) {
       this.maxAttempts = maxAttempts;
     }
@@ -394,7 +596,15 @@ public class ResilientHttpProperties {
       return backoff;
     }
 
-    /** @param backoff the backoff */
+    /**
+
+     * Sets {@code backoff}.
+
+     *
+
+     * @param backoff the backoff
+
+     */
     public void setBackoff(Backoff backoff) {
       this.backoff = backoff;
     }
@@ -404,7 +614,15 @@ public class ResilientHttpProperties {
       return deadline;
     }
 
-    /** @param deadline the deadline */
+    /**
+
+     * Sets {@code deadline}.
+
+     *
+
+     * @param deadline the deadline
+
+     */
     public void setDeadline(Duration deadline) {
       this.deadline = deadline;
     }
@@ -414,7 +632,15 @@ public class ResilientHttpProperties {
       return attemptTimeout;
     }
 
-    /** @param attemptTimeout the attempt timeout */
+    /**
+
+     * Sets {@code attemptTimeout}.
+
+     *
+
+     * @param attemptTimeout the attempt timeout
+
+     */
     public void setAttemptTimeout(Duration attemptTimeout) {
       this.attemptTimeout = attemptTimeout;
     }
@@ -424,7 +650,15 @@ public class ResilientHttpProperties {
       return maxRetryAfter;
     }
 
-    /** @param maxRetryAfter the longest Retry-After waited for */
+    /**
+
+     * Sets {@code maxRetryAfter}.
+
+     *
+
+     * @param maxRetryAfter the longest Retry-After waited for
+
+     */
     public void setMaxRetryAfter(Duration maxRetryAfter) {
       this.maxRetryAfter = maxRetryAfter;
     }
@@ -434,7 +668,15 @@ public class ResilientHttpProperties {
       return idempotency;
     }
 
-    /** @param idempotency the idempotency key settings */
+    /**
+
+     * Sets {@code idempotency}.
+
+     *
+
+     * @param idempotency the idempotency key settings
+
+     */
     public void setIdempotency(Idempotency idempotency) {
       this.idempotency = idempotency;
     }
@@ -444,7 +686,15 @@ public class ResilientHttpProperties {
       return budget;
     }
 
-    /** @param budget the retry budget settings */
+    /**
+
+     * Sets {@code budget}.
+
+     *
+
+     * @param budget the retry budget settings
+
+     */
     public void setBudget(Budget budget) {
       this.budget = budget;
     }
@@ -454,7 +704,15 @@ public class ResilientHttpProperties {
       return circuitBreaker;
     }
 
-    /** @param circuitBreaker the circuit breaker settings */
+    /**
+
+     * Sets {@code circuitBreaker}.
+
+     *
+
+     * @param circuitBreaker the circuit breaker settings
+
+     */
     public void setCircuitBreaker(CircuitBreaker circuitBreaker) {
       this.circuitBreaker = circuitBreaker;
     }
@@ -464,7 +722,15 @@ public class ResilientHttpProperties {
       return bulkhead;
     }
 
-    /** @param bulkhead the bulkhead settings */
+    /**
+
+     * Sets {@code bulkhead}.
+
+     *
+
+     * @param bulkhead the bulkhead settings
+
+     */
     public void setBulkhead(Bulkhead bulkhead) {
       this.bulkhead = bulkhead;
     }
@@ -474,7 +740,15 @@ public class ResilientHttpProperties {
       return hedging;
     }
 
-    /** @param hedging the hedging settings */
+    /**
+
+     * Sets {@code hedging}.
+
+     *
+
+     * @param hedging the hedging settings
+
+     */
     public void setHedging(Hedging hedging) {
       this.hedging = hedging;
     }
@@ -484,7 +758,15 @@ public class ResilientHttpProperties {
       return okhttp;
     }
 
-    /** @param okhttp the OkHttpClient settings */
+    /**
+
+     * Sets {@code okhttp}.
+
+     *
+
+     * @param okhttp the OkHttpClient settings
+
+     */
     public void setOkhttp(OkHttp okhttp) {
       this.okhttp = okhttp;
     }
@@ -494,7 +776,15 @@ public class ResilientHttpProperties {
       return replayHeader;
     }
 
-    /** @param replayHeader the replay header */
+    /**
+
+     * Sets {@code replayHeader}.
+
+     *
+
+     * @param replayHeader the replay header
+
+     */
     public void setReplayHeader(String replayHeader) {
       this.replayHeader = replayHeader;
     }
@@ -502,6 +792,9 @@ public class ResilientHttpProperties {
 
   /** Full-jitter exponential backoff: retry n waits uniformly in [0, min(cap, base * 2^(n-1))]. */
   public static class Backoff {
+    /** Creates the settings with their defaults (Spring binds the properties). */
+    public Backoff() {}
+
     /** The cap of the first retry's wait; positive. SDK default: 100ms. */
     private Duration base;
 
@@ -513,7 +806,15 @@ public class ResilientHttpProperties {
       return base;
     }
 
-    /** @param base the first retry's cap */
+    /**
+
+     * Sets {@code base}.
+
+     *
+
+     * @param base the first retry's cap
+
+     */
     public void setBase(Duration base) {
       this.base = base;
     }
@@ -523,7 +824,15 @@ public class ResilientHttpProperties {
       return cap;
     }
 
-    /** @param cap the largest cap */
+    /**
+
+     * Sets {@code cap}.
+
+     *
+
+     * @param cap the largest cap
+
+     */
     public void setCap(Duration cap) {
       this.cap = cap;
     }
@@ -531,6 +840,9 @@ public class ResilientHttpProperties {
 
   /** Idempotency keys. */
   public static class Idempotency {
+    /** Creates the settings with their defaults (Spring binds the properties). */
+    public Idempotency() {}
+
     /** The request header carrying the key. SDK default: Idempotency-Key. */
     private String headerName;
 
@@ -545,7 +857,15 @@ public class ResilientHttpProperties {
       return headerName;
     }
 
-    /** @param headerName the header name */
+    /**
+
+     * Sets {@code headerName}.
+
+     *
+
+     * @param headerName the header name
+
+     */
     public void setHeaderName(String headerName) {
       this.headerName = headerName;
     }
@@ -555,7 +875,15 @@ public class ResilientHttpProperties {
       return format;
     }
 
-    /** @param format the format */
+    /**
+
+     * Sets {@code format}.
+
+     *
+
+     * @param format the format
+
+     */
     public void setFormat(IdempotencyKeyPolicy.Format format) {
       this.format = format;
     }
@@ -565,7 +893,15 @@ public class ResilientHttpProperties {
       return send;
     }
 
-    /** @param send which requests carry a key */
+    /**
+
+     * Sets {@code send}.
+
+     *
+
+     * @param send which requests carry a key
+
+     */
     public void setSend(IdempotencyKeyPolicy.Send send) {
       this.send = send;
     }
@@ -583,6 +919,9 @@ public class ResilientHttpProperties {
 
   /** The retry budget. */
   public static class Budget {
+    /** Creates the settings with their defaults (Spring binds the properties). */
+    public Budget() {}
+
     /** The kind of budget. */
     private BudgetType type = BudgetType.TOKEN_BUCKET;
 
@@ -600,7 +939,15 @@ public class ResilientHttpProperties {
       return type;
     }
 
-    /** @param type the kind of budget */
+    /**
+
+     * Sets {@code type}.
+
+     *
+
+     * @param type the kind of budget
+
+     */
     public void setType(BudgetType type) {
       this.type = type;
     }
@@ -610,7 +957,15 @@ public class ResilientHttpProperties {
       return retryRatio;
     }
 
-    /** @param retryRatio the retry ratio */
+    /**
+
+     * Sets {@code retryRatio}.
+
+     *
+
+     * @param retryRatio the retry ratio
+
+     */
     public void setRetryRatio(Double retryRatio) {
       this.retryRatio = retryRatio;
     }
@@ -620,7 +975,15 @@ public class ResilientHttpProperties {
       return minRetriesPerSecond;
     }
 
-    /** @param minRetriesPerSecond the retries always allowed per second */
+    /**
+
+     * Sets {@code minRetriesPerSecond}.
+
+     *
+
+     * @param minRetriesPerSecond the retries always allowed per second
+
+     */
     public void setMinRetriesPerSecond(Integer minRetriesPerSecond) {
       this.minRetriesPerSecond = minRetriesPerSecond;
     }
@@ -630,7 +993,15 @@ public class ResilientHttpProperties {
       return maxTokens;
     }
 
-    /** @param maxTokens the capacity */
+    /**
+
+     * Sets {@code maxTokens}.
+
+     *
+
+     * @param maxTokens the capacity
+
+     */
     public void setMaxTokens(Integer maxTokens) {
       this.maxTokens = maxTokens;
     }
@@ -641,6 +1012,9 @@ public class ResilientHttpProperties {
    * open at 80% failures of the last 50 attempts, 5s open, 3 probes.
    */
   public static class CircuitBreaker {
+    /** Creates the settings with their defaults (Spring binds the properties). */
+    public CircuitBreaker() {}
+
     /** Whether the client has circuit breakers. */
     private boolean enabled = true;
 
@@ -670,7 +1044,15 @@ public class ResilientHttpProperties {
       return enabled;
     }
 
-    /** @param enabled whether breakers are on */
+    /**
+
+     * Sets {@code enabled}.
+
+     *
+
+     * @param enabled whether breakers are on
+
+     */
     public void setEnabled(boolean enabled) {
       this.enabled = enabled;
     }
@@ -680,7 +1062,15 @@ public class ResilientHttpProperties {
       return registry;
     }
 
-    /** @param registry the registry bean name */
+    /**
+
+     * Sets {@code registry}.
+
+     *
+
+     * @param registry the registry bean name
+
+     */
     public void setRegistry(String registry) {
       this.registry = registry;
     }
@@ -690,7 +1080,15 @@ public class ResilientHttpProperties {
       return failureRateThreshold;
     }
 
-    /** @param failureRateThreshold the failure rate threshold */
+    /**
+
+     * Sets {@code failureRateThreshold}.
+
+     *
+
+     * @param failureRateThreshold the failure rate threshold
+
+     */
     public void setFailureRateThreshold(Float failureRateThreshold) {
       this.failureRateThreshold = failureRateThreshold;
     }
@@ -700,7 +1098,15 @@ public class ResilientHttpProperties {
       return slidingWindowSize;
     }
 
-    /** @param slidingWindowSize the window size */
+    /**
+
+     * Sets {@code slidingWindowSize}.
+
+     *
+
+     * @param slidingWindowSize the window size
+
+     */
     public void setSlidingWindowSize(Integer slidingWindowSize) {
       this.slidingWindowSize = slidingWindowSize;
     }
@@ -710,7 +1116,15 @@ public class ResilientHttpProperties {
       return minimumNumberOfCalls;
     }
 
-    /** @param minimumNumberOfCalls the minimum number of calls */
+    /**
+
+     * Sets {@code minimumNumberOfCalls}.
+
+     *
+
+     * @param minimumNumberOfCalls the minimum number of calls
+
+     */
     public void setMinimumNumberOfCalls(Integer minimumNumberOfCalls) {
       this.minimumNumberOfCalls = minimumNumberOfCalls;
     }
@@ -720,7 +1134,15 @@ public class ResilientHttpProperties {
       return waitDurationInOpenState;
     }
 
-    /** @param waitDurationInOpenState the open duration */
+    /**
+
+     * Sets {@code waitDurationInOpenState}.
+
+     *
+
+     * @param waitDurationInOpenState the open duration
+
+     */
     public void setWaitDurationInOpenState(Duration waitDurationInOpenState) {
       this.waitDurationInOpenState = waitDurationInOpenState;
     }
@@ -730,7 +1152,15 @@ public class ResilientHttpProperties {
       return permittedNumberOfCallsInHalfOpenState;
     }
 
-    /** @param permittedNumberOfCallsInHalfOpenState the probes while half-open */
+    /**
+
+     * Sets {@code permittedNumberOfCallsInHalfOpenState}.
+
+     *
+
+     * @param permittedNumberOfCallsInHalfOpenState the probes while half-open
+
+     */
     public void setPermittedNumberOfCallsInHalfOpenState(Integer permittedNumberOfCallsInHalfOpenState) {
       this.permittedNumberOfCallsInHalfOpenState = permittedNumberOfCallsInHalfOpenState;
     }
@@ -738,6 +1168,9 @@ public class ResilientHttpProperties {
 
   /** A semaphore bulkhead on concurrent attempts. */
   public static class Bulkhead {
+    /** Creates the settings with their defaults (Spring binds the properties). */
+    public Bulkhead() {}
+
     /** Concurrent attempts allowed; at least 1. Unset: no bulkhead. */
     private Integer maxConcurrentCalls;
 
@@ -749,7 +1182,15 @@ public class ResilientHttpProperties {
       return maxConcurrentCalls;
     }
 
-    /** @param maxConcurrentCalls the concurrent attempts allowed */
+    /**
+
+     * Sets {@code maxConcurrentCalls}.
+
+     *
+
+     * @param maxConcurrentCalls the concurrent attempts allowed
+
+     */
     public void setMaxConcurrentCalls(Integer maxConcurrentCalls) {
       this.maxConcurrentCalls = maxConcurrentCalls;
     }
@@ -759,7 +1200,15 @@ public class ResilientHttpProperties {
       return maxWait;
     }
 
-    /** @param maxWait the wait for a permit */
+    /**
+
+     * Sets {@code maxWait}.
+
+     *
+
+     * @param maxWait the wait for a permit
+
+     */
     public void setMaxWait(Duration maxWait) {
       this.maxWait = maxWait;
     }
@@ -767,6 +1216,9 @@ public class ResilientHttpProperties {
 
   /** Hedging: a second copy of a slow idempotent call. */
   public static class Hedging {
+    /** Creates the settings with their defaults (Spring binds the properties). */
+    public Hedging() {}
+
     /** Fixed delay before a hedge is sent; positive. Unset: no hedging. */
     private Duration delay;
 
@@ -781,7 +1233,15 @@ public class ResilientHttpProperties {
       return delay;
     }
 
-    /** @param delay the delay */
+    /**
+
+     * Sets {@code delay}.
+
+     *
+
+     * @param delay the delay
+
+     */
     public void setDelay(Duration delay) {
       this.delay = delay;
     }
@@ -791,7 +1251,15 @@ public class ResilientHttpProperties {
       return maxHedges;
     }
 
-    /** @param maxHedges the hedges per operation */
+    /**
+
+     * Sets {@code maxHedges}.
+
+     *
+
+     * @param maxHedges the hedges per operation
+
+     */
     public void setMaxHedges(Integer maxHedges) {
       this.maxHedges = maxHedges;
     }
@@ -801,7 +1269,15 @@ public class ResilientHttpProperties {
       return keyedPosts;
     }
 
-    /** @param keyedPosts whether keyed POSTs may be hedged */
+    /**
+
+     * Sets {@code keyedPosts}.
+
+     *
+
+     * @param keyedPosts whether keyed POSTs may be hedged
+
+     */
     public void setKeyedPosts(Boolean keyedPosts) {
       this.keyedPosts = keyedPosts;
     }
@@ -812,6 +1288,9 @@ public class ResilientHttpProperties {
    * with the context) with these timeouts.
    */
   public static class OkHttp {
+    /** Creates the settings with their defaults (Spring binds the properties). */
+    public OkHttp() {}
+
     /**
      * The name of an OkHttpClient bean to wrap; the timeouts below are then ignored and the bean's
      * owner keeps closing it.
@@ -835,7 +1314,15 @@ public class ResilientHttpProperties {
       return bean;
     }
 
-    /** @param bean the bean name */
+    /**
+
+     * Sets {@code bean}.
+
+     *
+
+     * @param bean the bean name
+
+     */
     public void setBean(String bean) {
       this.bean = bean;
     }
@@ -845,7 +1332,15 @@ public class ResilientHttpProperties {
       return connectTimeout;
     }
 
-    /** @param connectTimeout the connect timeout */
+    /**
+
+     * Sets {@code connectTimeout}.
+
+     *
+
+     * @param connectTimeout the connect timeout
+
+     */
     public void setConnectTimeout(Duration connectTimeout) {
       this.connectTimeout = connectTimeout;
     }
@@ -855,7 +1350,15 @@ public class ResilientHttpProperties {
       return readTimeout;
     }
 
-    /** @param readTimeout the read timeout */
+    /**
+
+     * Sets {@code readTimeout}.
+
+     *
+
+     * @param readTimeout the read timeout
+
+     */
     public void setReadTimeout(Duration readTimeout) {
       this.readTimeout = readTimeout;
     }
@@ -865,7 +1368,15 @@ public class ResilientHttpProperties {
       return writeTimeout;
     }
 
-    /** @param writeTimeout the write timeout */
+    /**
+
+     * Sets {@code writeTimeout}.
+
+     *
+
+     * @param writeTimeout the write timeout
+
+     */
     public void setWriteTimeout(Duration writeTimeout) {
       this.writeTimeout = writeTimeout;
     }
@@ -875,7 +1386,15 @@ public class ResilientHttpProperties {
       return callTimeout;
     }
 
-    /** @param callTimeout the call timeout */
+    /**
+
+     * Sets {@code callTimeout}.
+
+     *
+
+     * @param callTimeout the call timeout
+
+     */
     public void setCallTimeout(Duration callTimeout) {
       this.callTimeout = callTimeout;
     }
@@ -894,6 +1413,9 @@ public class ResilientHttpProperties {
    * DataSource and a PlatformTransactionManager.
    */
   public static class Callbacks {
+    /** Creates the settings with their defaults (Spring binds the properties). */
+    public Callbacks() {}
+
     /** The signature scheme. */
     private Scheme scheme = Scheme.STANDARD_WEBHOOKS;
 
@@ -929,7 +1451,15 @@ public class ResilientHttpProperties {
       return scheme;
     }
 
-    /** @param scheme the scheme */
+    /**
+
+     * Sets {@code scheme}.
+
+     *
+
+     * @param scheme the scheme
+
+     */
     public void setScheme(Scheme scheme) {
       this.scheme = scheme;
     }
@@ -939,7 +1469,15 @@ public class ResilientHttpProperties {
       return secrets;
     }
 
-    /** @param secrets the secrets */
+    /**
+
+     * Sets {@code secrets}.
+
+     *
+
+     * @param secrets the secrets
+
+     */
     public void setSecrets(List<String> secrets) {
       this.secrets = secrets;
     }
@@ -949,7 +1487,15 @@ public class ResilientHttpProperties {
       return tolerance;
     }
 
-    /** @param tolerance the tolerance */
+    /**
+
+     * Sets {@code tolerance}.
+
+     *
+
+     * @param tolerance the tolerance
+
+     */
     public void setTolerance(Duration tolerance) {
       this.tolerance = tolerance;
     }
@@ -959,7 +1505,15 @@ public class ResilientHttpProperties {
       return retention;
     }
 
-    /** @param retention the retention */
+    /**
+
+     * Sets {@code retention}.
+
+     *
+
+     * @param retention the retention
+
+     */
     public void setRetention(Duration retention) {
       this.retention = retention;
     }
@@ -969,7 +1523,15 @@ public class ResilientHttpProperties {
       return lease;
     }
 
-    /** @param lease the lease */
+    /**
+
+     * Sets {@code lease}.
+
+     *
+
+     * @param lease the lease
+
+     */
     public void setLease(Duration lease) {
       this.lease = lease;
     }
@@ -979,7 +1541,15 @@ public class ResilientHttpProperties {
       return scope;
     }
 
-    /** @param scope the scope */
+    /**
+
+     * Sets {@code scope}.
+
+     *
+
+     * @param scope the scope
+
+     */
     public void setScope(String scope) {
       this.scope = scope;
     }
@@ -989,7 +1559,15 @@ public class ResilientHttpProperties {
       return table;
     }
 
-    /** @param table the table */
+    /**
+
+     * Sets {@code table}.
+
+     *
+
+     * @param table the table
+
+     */
     public void setTable(String table) {
       this.table = table;
     }
@@ -999,7 +1577,15 @@ public class ResilientHttpProperties {
       return createSchema;
     }
 
-    /** @param createSchema whether the table is created at startup */
+    /**
+
+     * Sets {@code createSchema}.
+
+     *
+
+     * @param createSchema whether the table is created at startup
+
+     */
     public void setCreateSchema(boolean createSchema) {
       this.createSchema = createSchema;
     }
@@ -1009,7 +1595,15 @@ public class ResilientHttpProperties {
       return path;
     }
 
-    /** @param path the endpoint path */
+    /**
+
+     * Sets {@code path}.
+
+     *
+
+     * @param path the endpoint path
+
+     */
     public void setPath(String path) {
       this.path = path;
     }
