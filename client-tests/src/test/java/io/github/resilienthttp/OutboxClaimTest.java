@@ -235,7 +235,9 @@ class OutboxClaimTest {
       assertThat(schedule.isStopped()).isTrue();
       int after = claims.get();
       park("key-b");
-      Thread.sleep(50); // no drain may run after stop: key-b stays parked
+      // No drain may run after stop: key-b stays parked, and nothing claims again.
+      await().during(Duration.ofMillis(50)).atMost(Duration.ofSeconds(5))
+          .until(() -> claims.get() == after);
       assertThat(claims.get()).isEqualTo(after);
       assertThat(outbox.size()).isEqualTo(1);
       assertThat(claims.get()).isGreaterThanOrEqualTo(2);

@@ -4,6 +4,7 @@ import static io.github.resilienthttp.callbacks.TestDatabases.count;
 import static io.github.resilienthttp.callbacks.TestDatabases.execute;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.github.resilienthttp.callbacks.CallbackResponse.Outcome;
 import io.github.resilienthttp.callbacks.TestDatabases.PooledDataSource;
@@ -14,7 +15,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -152,10 +152,8 @@ abstract class JdbcStoreScenarios extends ProcessingStoreContract {
     try {
       PurgeSchedule schedule = store.startPurging(executor, Duration.ofMillis(5));
       PurgeSchedule failing = missing.startPurging(executor, Duration.ofMillis(5));
-      Instant giveUp = Instant.now().plusSeconds(20);
-      while ((schedule.purged() < 1 || failing.failures() < 2) && Instant.now().isBefore(giveUp)) {
-        Thread.sleep(5);
-      }
+      await().atMost(Duration.ofSeconds(20))
+          .until(() -> schedule.purged() >= 1 && failing.failures() >= 2);
       assertThat(schedule.stop(Duration.ofSeconds(10))).isTrue();
       assertThat(failing.stop(Duration.ofSeconds(10))).isTrue();
       assertThat(schedule.purged()).isEqualTo(1);
@@ -163,7 +161,9 @@ abstract class JdbcStoreScenarios extends ProcessingStoreContract {
           .isGreaterThanOrEqualTo(2);
       assertThat(count(db, "SELECT COUNT(*) FROM " + table)).isEqualTo(1);
       clock.advance(RETENTION);
-      Thread.sleep(30); // stopped: nothing purges the now expired "fresh" record
+      // Stopped: nothing purges the now expired "fresh" record.
+      await().during(Duration.ofMillis(30)).atMost(Duration.ofSeconds(5))
+          .until(() -> count(db, "SELECT COUNT(*) FROM " + table) == 1);
       assertThat(count(db, "SELECT COUNT(*) FROM " + table)).isEqualTo(1);
       assertThat(schedule.isStopped()).isTrue();
       assertThatThrownBy(() -> store.startPurging(executor, Duration.ZERO))

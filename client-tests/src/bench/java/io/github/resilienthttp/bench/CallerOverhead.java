@@ -49,7 +49,12 @@ public final class CallerOverhead {
     measureKeys(rounds, calls);
   }
 
-  private static void measure(String method, int rounds, int calls) throws Throwable {
+  /**
+   * The callers of {@link SuccessPath} for {@code method} (the same as the JMH run's), on a client
+   * whose last application interceptor answers every request with the same {@code 200}: it never
+   * reaches the network. The caller tears it down.
+   */
+  private static SuccessPath withoutNetwork(String method) throws Throwable {
     byte[] body = "{\"id\":\"pay_1\",\"status\":\"succeeded\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
     MediaType json = MediaType.get("application/json");
     Interceptor answer = chain -> new Response.Builder().request(chain.request())
@@ -58,11 +63,15 @@ public final class CallerOverhead {
     SuccessPath s = new SuccessPathLatencyBenchmark();
     s.method = method;
     s.setUp();
+    s.okHttp = s.okHttp.newBuilder().addInterceptor(answer).build();
+    s.sdk = io.github.resilienthttp.ResilientHttpClient.wrap(s.okHttp).build();
+    s.rebuildStacks();
+    return s;
+  }
+
+  private static void measure(String method, int rounds, int calls) throws Throwable {
+    SuccessPath s = withoutNetwork(method);
     try {
-      // Same callers as the JMH run, on a client that never reaches the network.
-      s.okHttp = s.okHttp.newBuilder().addInterceptor(answer).build();
-      s.sdk = io.github.resilienthttp.ResilientHttpClient.wrap(s.okHttp).build();
-      s.rebuildStacks();
       Map<String, InterleavedLatency.Call> callers = new LinkedHashMap<>();
       callers.put("OkHttp `newCall().execute()`", s::rawOkHttpCall);
       callers.put("SDK `operation(req).execute()`", s::sdkSyncCall);
@@ -118,18 +127,8 @@ public final class CallerOverhead {
    * @return each caller's added cost over raw OkHttp, by name, in the table's order
    */
   static Map<String, Added> stacks(String method, int rounds, int calls) throws Throwable {
-    byte[] body = "{\"id\":\"pay_1\",\"status\":\"succeeded\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    MediaType json = MediaType.get("application/json");
-    Interceptor answer = chain -> new Response.Builder().request(chain.request())
-        .protocol(Protocol.HTTP_1_1).code(200).message("OK")
-        .body(ResponseBody.create(body, json)).build();
-    SuccessPath s = new SuccessPathLatencyBenchmark();
-    s.method = method;
-    s.setUp();
+    SuccessPath s = withoutNetwork(method);
     try {
-      s.okHttp = s.okHttp.newBuilder().addInterceptor(answer).build();
-      s.sdk = io.github.resilienthttp.ResilientHttpClient.wrap(s.okHttp).build();
-      s.rebuildStacks();
       boolean post = "POST".equals(method);
       Map<String, InterleavedLatency.Call> stacks = new LinkedHashMap<>();
       stacks.put(RAW, s::rawOkHttpCall);
