@@ -3,7 +3,7 @@ package io.github.resilienthttp;
 import io.github.resilienthttp.internal.async.PollLoop;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
 import io.github.resilienthttp.internal.engine.KeyDecision;
-import io.github.resilienthttp.internal.engine.OperationContext;
+import io.github.resilienthttp.internal.engine.Execution;
 import io.github.resilienthttp.internal.engine.OperationFuture;
 import io.github.resilienthttp.internal.engine.Run;
 import io.github.resilienthttp.internal.outbox.OutboxExit;
@@ -41,7 +41,7 @@ public final class Operation {
   private boolean keyFromCaller;
   private Boolean sendKey;
   private Duration deadline;
-  private volatile OperationContext context;
+  private volatile Execution context;
   /** The run of the attempts, once begun: {@link #cancel()} reaches it. */
   private volatile Run run;
   /** This operation's hedging, when {@link #hedgingSet}; otherwise the client's. */
@@ -188,7 +188,7 @@ public final class Operation {
    * @return this operation's idempotency key
    */
   public String idempotencyKey() {
-    OperationContext c = context;
+    Execution c = context;
     if (c != null) {
       return c.key();
     }
@@ -212,8 +212,8 @@ public final class Operation {
    * @return whether the key is (or will be) sent with this operation's requests
    */
   public boolean idempotencyKeySent() {
-    OperationContext c = context;
-    return c != null ? c.spec.keySent() : decideKeySent();
+    Execution c = context;
+    return c != null ? c.spec().keySent() : decideKeySent();
   }
 
   /**
@@ -222,7 +222,7 @@ public final class Operation {
    * @return attempts started so far (0 before {@link #execute()})
    */
   public int attempts() {
-    OperationContext c = context;
+    Execution c = context;
     return c == null ? 0 : c.attempts();
   }
 
@@ -234,7 +234,7 @@ public final class Operation {
    * @return requests written to the network so far
    */
   public int networkRequests() {
-    OperationContext c = context;
+    Execution c = context;
     return c == null ? 0 : c.networkRequests();
   }
 
@@ -504,7 +504,7 @@ public final class Operation {
     if (keySent && key == null) {
       key = client.newKey();
     }
-    OperationContext op = OperationContext.create(client, request, key, keySent, deadline, false);
+    Execution op = Execution.create(client, request, key, keySent, deadline, false);
     if (firstAttemptKind != null) {
       op.firstAttemptKind(firstAttemptKind);
     }

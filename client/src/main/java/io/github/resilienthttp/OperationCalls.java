@@ -1,7 +1,7 @@
 package io.github.resilienthttp;
 
 import io.github.resilienthttp.internal.engine.Attempt;
-import io.github.resilienthttp.internal.engine.OperationContext;
+import io.github.resilienthttp.internal.engine.Execution;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -30,7 +30,7 @@ public final class OperationCalls {
    * @throws NullPointerException when {@code call} is null
    */
   public static Optional<String> idempotencyKey(Call call) {
-    OperationContext op = OperationContext.of(Objects.requireNonNull(call, "call"));
+    Execution op = Execution.of(Objects.requireNonNull(call, "call"));
     return op == null ? Optional.empty() : Optional.of(op.get());
   }
 

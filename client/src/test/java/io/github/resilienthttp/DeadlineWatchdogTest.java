@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.github.resilienthttp.internal.deadline.DeadlineWatchdog;
 import io.github.resilienthttp.internal.engine.Attempt;
 import io.github.resilienthttp.internal.engine.AttemptPermits;
-import io.github.resilienthttp.internal.engine.OperationContext;
+import io.github.resilienthttp.internal.engine.Execution;
 import java.io.IOException;
 import java.time.Duration;
 import okhttp3.Call;
@@ -26,18 +26,18 @@ class DeadlineWatchdogTest {
   private final Request request = new Request.Builder().url("http://127.0.0.1:1/").build();
 
   private Call watch(Duration deadline) {
-    OperationContext op = OperationContext.create(client.runtime(), request, null, false, deadline, false);
+    Execution op = Execution.create(client.runtime(), request, null, false, deadline, false);
     return newAttemptCall(op, Long.MAX_VALUE); // tagged and watched, as for an attempt
   }
 
-  private Call newAttemptCall(OperationContext op, long remainingNanos) {
+  private Call newAttemptCall(Execution op, long remainingNanos) {
     Attempt attempt = op.startAttempt(AttemptKind.FIRST, remainingNanos,
         new AttemptPermits(null, null));
     return op.newAttemptCall(attempt, request);
   }
 
-  private static OperationContext op(Call call) {
-    return OperationContext.of(call);
+  private static Execution op(Call call) {
+    return Execution.of(call);
   }
 
   @Test
@@ -132,7 +132,7 @@ class DeadlineWatchdogTest {
   void anOperationThatEndedWithoutAResponseIsForgottenAtOnce() {
     Call call = watch(Duration.ofSeconds(30));
     op(call).end();
-    op(call).endedWithoutResponse = true;
+    op(call).endWithoutResponse();
     await().atMost(Duration.ofSeconds(5)).until(() -> watchdog.watchedCount() == 0);
     assertThat(call.isCanceled()).isFalse();
   }

@@ -1,6 +1,7 @@
 package io.github.resilienthttp.engine;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.fields;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.base.DescribedPredicate;
@@ -9,7 +10,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.Location;
 import io.github.resilienthttp.Operation;
 import io.github.resilienthttp.ResilientHttpClient;
-import io.github.resilienthttp.internal.engine.OperationContext;
+import io.github.resilienthttp.internal.engine.Execution;
 import java.net.URISyntaxException;
 import java.util.List;
 import okhttp3.Call;
@@ -64,8 +65,16 @@ class LayeringTest {
   void onlyTheEngineWritesAnOperationsRunningState() {
     noClasses().that().resideOutsideOfPackages("io.github.resilienthttp.internal.engine..",
             "io.github.resilienthttp.internal.deadline..")
-        .should().setFieldWhere(DescribedPredicate.describe("a field of OperationContext",
-            access -> access.getTarget().getOwner().isEquivalentTo(OperationContext.class)))
+        .should().setFieldWhere(DescribedPredicate.describe("a field of Execution",
+            access -> access.getTarget().getOwner().isEquivalentTo(Execution.class)))
+        .check(core);
+  }
+
+  @Test
+  void executionKeepsItsStateBehindMethods() {
+    fields().that().areDeclaredIn(Execution.class).and().areNotStatic()
+        .should().bePrivate()
+        .because("the running state changes only through Execution's methods")
         .check(core);
   }
 }

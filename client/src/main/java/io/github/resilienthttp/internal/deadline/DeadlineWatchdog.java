@@ -1,6 +1,6 @@
 package io.github.resilienthttp.internal.deadline;
 
-import io.github.resilienthttp.internal.engine.OperationContext;
+import io.github.resilienthttp.internal.engine.Execution;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -61,9 +61,9 @@ public final class DeadlineWatchdog {
   static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   /** Operations that joined since the last sweep, newest first: a lock-free stack. */
-  private final AtomicReference<OperationContext> joined = new AtomicReference<>();
+  private final AtomicReference<Execution> joined = new AtomicReference<>();
   /** The operations the sweeps know, linked through {@code watchNext}; guarded by this. */
-  private OperationContext watched;
+  private Execution watched;
   /** Whether the tick timer is armed (or a sweep that will re-arm it is running). */
   private final AtomicBoolean running = new AtomicBoolean();
   /** The timer of the regular sweeps; armed only by whoever set {@link #running}, or a tick. */
@@ -75,8 +75,8 @@ public final class DeadlineWatchdog {
     public void canceled(Call call) {
       // A plain call cancelled by its caller: its operation stops too, and a backoff or bulkhead
       // wait inside it wakes at once.
-      OperationContext op = call.tag(OperationContext.TAG);
-      if (op != null && op.plainCall == call) {
+      Execution op = call.tag(Execution.TAG);
+      if (op != null && op.plainCall() == call) {
         op.cancel();
       }
     }
@@ -101,14 +101,14 @@ public final class DeadlineWatchdog {
   }
 
   /**
-   * Watches {@code op}, through its current {@link OperationContext#watchedCall}, for its deadline.
-   * Called by {@link OperationContext#newAttemptCall} when the watchdog does not have the
+   * Watches {@code op}, through its current {@link Execution#watchedCall()}, for its deadline.
+   * Called by {@link Execution#newAttemptCall} when the watchdog does not have the
    * operation;
-   * later attempts only update {@link OperationContext#watchedCall}.
+   * later attempts only update {@link Execution#watchedCall()}.
    */
-  public void watch(OperationContext op) {
+  public void watch(Execution op) {
     WatchEntry.watched(op, true);
-    OperationContext head;
+    Execution head;
     do {
       head = joined.get();
       WatchEntry.link(op, head);
@@ -116,11 +116,11 @@ public final class DeadlineWatchdog {
     if (!running.get() && running.compareAndSet(false, true)) {
       idleSinceNanos = System.nanoTime();
       armTick(0);
-    } else if (op.spec.realDeadlineNanos() - nextSweepNanos < 0) {
+    } else if (op.spec().realDeadlineNanos() - nextSweepNanos < 0) {
       // Due before the next tick (a deadline under 10 ms away): not seen in time otherwise.
       earlyTimers.incrementAndGet();
       AsyncTimeout early = new SweepTimer(false);
-      early.deadlineNanoTime(op.spec.realDeadlineNanos());
+      early.deadlineNanoTime(op.spec().realDeadlineNanos());
       early.enter();
     }
   }
@@ -159,10 +159,10 @@ public final class DeadlineWatchdog {
    */
   public synchronized int watchedCount() {
     int n = 0;
-    for (OperationContext op = joined.get(); op != null; op = WatchEntry.next(op)) {
+    for (Execution op = joined.get(); op != null; op = WatchEntry.next(op)) {
       n++;
     }
-    for (OperationContext op = watched; op != null; op = WatchEntry.next(op)) {
+    for (Execution op = watched; op != null; op = WatchEntry.next(op)) {
       n++;
     }
     return n;
@@ -170,14 +170,14 @@ public final class DeadlineWatchdog {
 
   /**
    * OkHttp reports a call ended. Only the operation's current call counts, and the operation is
-   * done only once it has ended too ({@link OperationContext#callDone()}): an empty body ends its
+   * done only once it has ended too ({@link Execution#callDone()}): an empty body ends its
    * call before {@code execute()} returns, and an async operation's earlier attempts end while it
    * goes on.
    */
   private void ended(Call call) {
-    OperationContext op = OperationContext.of(call);
-    if (op != null && op.watchedCall == call) {
-      op.watchedCallEnded = true;
+    Execution op = Execution.of(call);
+    if (op != null) {
+      op.watchedCallEnded(call);
     }
   }
 
@@ -198,18 +198,18 @@ public final class DeadlineWatchdog {
       // Set before the scan: an operation the scan misses is due after this time (see watch).
       nextSweepNanos = now + TICK_NANOS;
     }
-    for (OperationContext op = joined.getAndSet(null); op != null; ) {
-      OperationContext next = WatchEntry.next(op);
+    for (Execution op = joined.getAndSet(null); op != null; ) {
+      Execution next = WatchEntry.next(op);
       WatchEntry.link(op, watched);
       watched = op;
       op = next;
     }
     long earliest = now + TICK_NANOS;
-    OperationContext previous = null;
-    for (OperationContext op = watched; op != null; ) {
-      OperationContext next = WatchEntry.next(op);
+    Execution previous = null;
+    for (Execution op = watched; op != null; ) {
+      Execution next = WatchEntry.next(op);
       boolean done = op.callDone();
-      if (done || op.spec.realDeadlineNanos() - now <= 0) {
+      if (done || op.spec().realDeadlineNanos() - now <= 0) {
         if (previous == null) {
           watched = next;
         } else {
@@ -221,8 +221,8 @@ public final class DeadlineWatchdog {
           expire(op);
         }
       } else {
-        if (op.spec.realDeadlineNanos() - earliest < 0) {
-          earliest = op.spec.realDeadlineNanos();
+        if (op.spec().realDeadlineNanos() - earliest < 0) {
+          earliest = op.spec().realDeadlineNanos();
         }
         previous = op;
       }
@@ -245,8 +245,8 @@ public final class DeadlineWatchdog {
   }
 
   /** Stops the call of an operation whose deadline has passed (see the class comment). */
-  private static void expire(OperationContext op) {
-    Call call = op.watchedCall;
+  private static void expire(Execution op) {
+    Call call = op.watchedCall();
     try {
       if (!op.isEnded() || !enterTimeout(call)) {
         call.cancel();

@@ -89,7 +89,7 @@ final class Admission {
       granted = grant.join();
     } catch (RuntimeException e) { // CompletionException: the user's scheduler refused the timeout
       throw new ResilientHttpException("the scheduler rejected the bulkhead wait's timeout",
-          loop.op.key(), loop.op.spec.keySent(), loop.op.attempts(), "scheduler-rejected",
+          loop.op.key(), loop.op.spec().keySent(), loop.op.attempts(), "scheduler-rejected",
           e.getCause());
     }
     if (granted) {

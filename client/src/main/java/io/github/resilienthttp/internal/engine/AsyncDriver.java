@@ -29,7 +29,7 @@ import okhttp3.Response;
  * the step that wakes reports {@code operationEnded}, once, last. Not API.
  */
 public final class AsyncDriver implements Callback {
-  private final OperationContext op;
+  private final Execution op;
   private final ClientRuntime client;
   private final RetryLoop loop;
   private final OperationFuture future = new OperationFuture(this::cancel);
@@ -38,9 +38,9 @@ public final class AsyncDriver implements Callback {
   private volatile ScheduledFuture<?> scheduled;
   private volatile Admission bulkheadWait;
 
-  public AsyncDriver(OperationContext op, Request stampedRequest) {
+  public AsyncDriver(Execution op, Request stampedRequest) {
     this.op = op;
-    this.client = op.client;
+    this.client = op.runtime();
     this.loop = new RetryLoop(op, stampedRequest);
   }
 
@@ -168,7 +168,7 @@ public final class AsyncDriver implements Callback {
       s = client.scheduler().schedule(() -> guarded(this::step, callbackExecutor()),
           DurationMath.toNanos(loop.retryDelay()), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
-      fail(new ResilientHttpException("the scheduler rejected the retry", op.key(), op.spec.keySent(),
+      fail(new ResilientHttpException("the scheduler rejected the retry", op.key(), op.spec().keySent(),
           op.attempts(), "scheduler-rejected", e), Runnable::run);
       return;
     }
@@ -237,7 +237,7 @@ public final class AsyncDriver implements Callback {
       return;
     }
     // No body will be read: the deadline's backstop can forget the operation.
-    op.endedWithoutResponse = true;
+    op.endWithoutResponse();
     try {
       loop.ended(null, e);
     } finally {

@@ -13,7 +13,7 @@ import okhttp3.Call;
  * its permits, its OkHttp call, and what reached the wire. An attempt that is its own OkHttp call
  * ({@code execute()}, {@code executeAsync()}, hedges) carries it as a call tag, where the SDK's
  * interceptors and event listener find it; a plain call's attempts share that call, so they are
- * found through the operation's {@link OperationContext#currentAttempt()}.
+ * found through the operation's {@link Execution#currentAttempt()}.
  *
  * <p>Each field has one writer: the driver writes the setup before the call starts; OkHttp's thread
  * for the call writes the network facts; the driver reads them after the call. Hedged attempts of
@@ -36,7 +36,7 @@ public final class Attempt implements Function0<Attempt> {
     }
   }
 
-  private final OperationContext op;
+  private final Execution op;
   private final int number;
   private final AttemptKind kind;
   private final long remainingNanos;
@@ -56,7 +56,7 @@ public final class Attempt implements Function0<Attempt> {
   /** Run once, when the first request of this attempt reaches the SDK's network interceptor. */
   private volatile Runnable onWire;
 
-  Attempt(OperationContext op, int number, AttemptKind kind, long remainingNanos,
+  Attempt(Execution op, int number, AttemptKind kind, long remainingNanos,
       AttemptPermits permits) {
     this.op = op;
     this.number = number;
@@ -76,7 +76,7 @@ public final class Attempt implements Function0<Attempt> {
     if (a != null) {
       return a;
     }
-    OperationContext op = call.tag(OperationContext.TAG);
+    Execution op = call.tag(Execution.TAG);
     return op == null ? null : op.currentAttempt();
   }
 
@@ -86,7 +86,7 @@ public final class Attempt implements Function0<Attempt> {
     return this;
   }
 
-  public OperationContext op() {
+  public Execution op() {
     return op;
   }
 

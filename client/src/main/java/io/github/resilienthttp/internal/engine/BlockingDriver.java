@@ -54,7 +54,7 @@ public final class BlockingDriver {
       }
     } catch (IOException | RuntimeException | Error e) {
       // No body will be read: the deadline's backstop can forget the operation.
-      loop.op.endedWithoutResponse = true;
+      loop.op.endWithoutResponse();
       try {
         loop.ended(null, e);
       } catch (RuntimeException | Error reportFailure) {
@@ -76,7 +76,7 @@ public final class BlockingDriver {
 
   private static Response attemptUntilFinal(RetryLoop loop, Attempts attempts) throws IOException {
     ClientRuntime client = loop.client;
-    OperationContext op = loop.op;
+    Execution op = loop.op;
     while (true) {
       Response result;
       try {

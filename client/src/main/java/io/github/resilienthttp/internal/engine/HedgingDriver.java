@@ -31,7 +31,7 @@ import okhttp3.Response;
  * (a bug in user code) ends the operation with every permit back. Not API.
  */
 public final class HedgingDriver implements Callback {
-  private final OperationContext op;
+  private final Execution op;
   private final ClientRuntime client;
   private final RetryLoop loop;
   private final HedgingPolicy policy;
@@ -49,9 +49,9 @@ public final class HedgingDriver implements Callback {
   /** The attempt whose answer won, once one did. */
   private Attempt winner;
 
-  public HedgingDriver(OperationContext op, Request stampedRequest, HedgingPolicy policy) {
+  public HedgingDriver(Execution op, Request stampedRequest, HedgingPolicy policy) {
     this.op = op;
-    this.client = op.client;
+    this.client = op.runtime();
     this.loop = new RetryLoop(op, stampedRequest);
     this.policy = policy;
     this.maxCopies = Math.min(1 + policy.maxHedges(), client.retryPolicy().maxAttempts());
@@ -296,7 +296,7 @@ public final class HedgingDriver implements Callback {
     AttemptPermits next = null;
     if (loop.nonFatal(decision)) {
       boolean otherInProgress = othersInFlight && response != null && response.code() == 409
-          && op.spec.keySent();
+          && op.spec().keySent();
       if (copies < maxCopies && !otherInProgress) {
         next = loop.reserveHedge(); // non-fatal: the next copy starts at once
       }
@@ -380,7 +380,7 @@ public final class HedgingDriver implements Callback {
       }
     }
     if (response == null) {
-      op.endedWithoutResponse = true;
+      op.endWithoutResponse();
     }
     try {
       loop.ended(response, failure, winner);
@@ -410,7 +410,7 @@ public final class HedgingDriver implements Callback {
   }
 
   private long startNanos(Attempt a) {
-    return op.spec.deadlineNanos() - a.remainingNanos();
+    return op.spec().deadlineNanos() - a.remainingNanos();
   }
 
   private long elapsedSinceStart(Attempt a) {

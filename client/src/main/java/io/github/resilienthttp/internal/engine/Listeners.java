@@ -53,19 +53,19 @@ public final class Listeners {
     }
   }
 
-  void operationStarted(OperationContext op) {
+  void operationStarted(Execution op) {
     if (!listeners.isEmpty()) {
       each("operationStarted", l -> l.operationStarted(op.info()));
     }
   }
 
-  void attemptStarted(OperationContext op, int attempt, AttemptKind kind) {
+  void attemptStarted(Execution op, int attempt, AttemptKind kind) {
     if (!listeners.isEmpty()) {
       each("attemptStarted", l -> l.attemptStarted(op.info(), attempt, kind));
     }
   }
 
-  void attemptEnded(OperationContext op, int attempt, AttemptKind kind, int status,
+  void attemptEnded(Execution op, int attempt, AttemptKind kind, int status,
       IOException failure, Decision d, Duration duration) {
     if (!listeners.isEmpty()) {
       each("attemptEnded", l -> l.attemptEnded(op.info(), attempt, kind, status, failure, d,
@@ -73,43 +73,43 @@ public final class Listeners {
     }
   }
 
-  void retryScheduled(OperationContext op, int next, Duration delay, boolean fromRetryAfter) {
+  void retryScheduled(Execution op, int next, Duration delay, boolean fromRetryAfter) {
     if (!listeners.isEmpty()) {
       each("retryScheduled", l -> l.retryScheduled(op.info(), next, delay, fromRetryAfter));
     }
   }
 
-  void retryBudgetRefused(OperationContext op, int attempt) {
+  void retryBudgetRefused(Execution op, int attempt) {
     if (!listeners.isEmpty()) {
       each("retryBudgetRefused", l -> l.retryBudgetRefused(op.info(), attempt));
     }
   }
 
-  void circuitBreakerRejected(OperationContext op, String name, int attempt) {
+  void circuitBreakerRejected(Execution op, String name, int attempt) {
     if (!listeners.isEmpty()) {
       each("circuitBreakerRejected", l -> l.circuitBreakerRejected(op.info(), name, attempt));
     }
   }
 
-  void bulkheadRejected(OperationContext op, int attempt) {
+  void bulkheadRejected(Execution op, int attempt) {
     if (!listeners.isEmpty()) {
       each("bulkheadRejected", l -> l.bulkheadRejected(op.info(), attempt));
     }
   }
 
-  void replayDetected(OperationContext op, int attempt) {
+  void replayDetected(Execution op, int attempt) {
     if (!listeners.isEmpty()) {
       each("replayDetected", l -> l.replayDetected(op.info(), attempt));
     }
   }
 
-  void inProgress(OperationContext op, int attempt) {
+  void inProgress(Execution op, int attempt) {
     if (!listeners.isEmpty()) {
       each("inProgress", l -> l.inProgress(op.info(), attempt));
     }
   }
 
-  void operationEnded(OperationContext op, OperationResult result) {
+  void operationEnded(Execution op, OperationResult result) {
     if (!listeners.isEmpty()) {
       each("operationEnded", l -> l.operationEnded(op.info(), result));
     }

@@ -4,7 +4,7 @@ package io.github.resilienthttp.internal.engine;
  * What an operation is, fixed when it starts: its method and host, whether it sends a key and may
  * be repeated, whether it opted out, and its deadline in the client's clock and in real time. The
  * immutable half of an operation; what changes while it runs (attempts, cancel, the watchdog's
- * links) is {@link OperationContext}'s, and each attempt's own state is its {@link Attempt}'s.
+ * links) is {@link Execution}'s, and each attempt's own state is its {@link Attempt}'s.
  * Not API.
  *
  * @param method the request's method

@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
 public final class RetryLoop {
   private static final Logger log = LoggerFactory.getLogger(RetryLoop.class);
 
-  final OperationContext op;
+  final Execution op;
   public final ClientRuntime client;
   private final Request request;
   private final boolean oneShot;
@@ -81,9 +81,9 @@ public final class RetryLoop {
   /** Whether operationStarted was reported. */
   private boolean startReported;
 
-  public RetryLoop(OperationContext op, Request request) {
+  public RetryLoop(Execution op, Request request) {
     this.op = op;
-    this.client = op.client;
+    this.client = op.runtime();
     this.request = request;
     // A body above the policy's replay bound is sent once, like a one-shot body (RetryPolicy).
     this.oneShot = sentOnce(request, client.retryPolicy());
@@ -137,7 +137,7 @@ public final class RetryLoop {
     permits = new AttemptPermits(target, client.bulkheadGate());
     if (!permits.tryAcquireBreaker()) {
       client.listeners().circuitBreakerRejected(op, target.breaker().getName(), next);
-      throw unknownIfAnyOutcomeUnknown(new CircuitBreakerOpenException(op.key(), op.spec.keySent(),
+      throw unknownIfAnyOutcomeUnknown(new CircuitBreakerOpenException(op.key(), op.spec().keySent(),
           next - 1, target.breaker().getName(), target.waitLeft(),
           lastFailure != null ? lastFailure : lastStatusNote(lastStatus)));
     }
@@ -184,7 +184,7 @@ public final class RetryLoop {
     }
     int next = op.attempts() + 1;
     client.listeners().bulkheadRejected(op, next);
-    BulkheadFullException full = new BulkheadFullException(op.key(), op.spec.keySent(), next - 1,
+    BulkheadFullException full = new BulkheadFullException(op.key(), op.spec().keySent(), next - 1,
         client.bulkheadGate().bulkhead().getName(), BulkheadGate.toDuration(waitedNanos),
         lastFailure);
     if (cutByDeadline) {
@@ -207,7 +207,7 @@ public final class RetryLoop {
    */
   IOException interrupted() {
     OperationInterruptedException e =
-        new OperationInterruptedException(op.key(), op.spec.keySent(), op.attempts(), lastFailure);
+        new OperationInterruptedException(op.key(), op.spec().keySent(), op.attempts(), lastFailure);
     return anyMayHaveBeenProcessed ? unknownAfter(e, "interrupted", lastFailure) : e;
   }
 
@@ -228,7 +228,7 @@ public final class RetryLoop {
     }
     client.listeners().attemptStarted(op, attempt, current.kind());
     // The clock reading that gave remainingNanos (one nanoTime call fewer per attempt).
-    attemptStart = op.spec.deadlineNanos() - remainingNanos;
+    attemptStart = op.spec().deadlineNanos() - remainingNanos;
     permits.startClock();
     return current;
   }
@@ -288,9 +288,9 @@ public final class RetryLoop {
       throw deadlineExceeded("deadline passed during attempt " + attempt, failure);
     }
     AttemptOutcome outcome = AttemptOutcome.of(request, response, failure, attempt,
-        current.mayHaveReachedServer(), op.spec.idempotent(), op.spec.keySent(), op, client.timeSource());
+        current.mayHaveReachedServer(), op.spec().idempotent(), op.spec().keySent(), op, client.timeSource());
     Decision decision = AnswerInContext.apply(classify(client.classifier(), outcome), response,
-        op.spec.keySent(), attempt, anyMayHaveBeenProcessed, client.replayHeader());
+        op.spec().keySent(), attempt, anyMayHaveBeenProcessed, client.replayHeader());
     if (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT) {
       anyMayHaveBeenProcessed = true;
     }
@@ -306,7 +306,7 @@ public final class RetryLoop {
     current = a;
     attempt = a.number();
     permits = a.permits();
-    attemptStart = op.spec.deadlineNanos() - a.remainingNanos();
+    attemptStart = op.spec().deadlineNanos() - a.remainingNanos();
   }
 
   /**
@@ -328,7 +328,7 @@ public final class RetryLoop {
   /** Whether a decision allows another copy (retryable for this operation). */
   boolean nonFatal(Decision decision) {
     return decision.kind() == Decision.Kind.RETRY
-        || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && op.spec.idempotent());
+        || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && op.spec().idempotent());
   }
 
   /**
@@ -428,11 +428,11 @@ public final class RetryLoop {
     RetryPolicy policy = client.retryPolicy();
     lastReason = decision.reason();
     boolean retryable = decision.kind() == Decision.Kind.RETRY
-        || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && op.spec.idempotent());
+        || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && op.spec().idempotent());
     lastSuccess = decision.kind() == Decision.Kind.SUCCESS;
     lastRetryable = retryable;
     RetryRule.Verdict verdict = RetryRule.afterAttempt(decision, attempt,
-        copies == Copies.SEQUENTIAL ? policy.maxAttempts() : Integer.MAX_VALUE, op.spec.idempotent(),
+        copies == Copies.SEQUENTIAL ? policy.maxAttempts() : Integer.MAX_VALUE, op.spec().idempotent(),
         oneShot && current.bodyWriteStarted());
     if (copies != Copies.SEQUENTIAL && verdict == null) {
       lastFailure = failure;
@@ -473,7 +473,7 @@ public final class RetryLoop {
         if (response != null) {
           return response;
         }
-        throw new ResilientHttpException("permanent failure: " + failure, op.key(), op.spec.keySent(),
+        throw new ResilientHttpException("permanent failure: " + failure, op.key(), op.spec().keySent(),
             attempt, decision.reason(), failure);
       case OUTCOME_UNKNOWN:
         throw outcomeUnknown(verdict.reason(), verdict.message(), response, failure);
@@ -492,7 +492,7 @@ public final class RetryLoop {
         if (response != null) {
           return response;
         }
-        throw unknownIfAnyOutcomeUnknown(new CircuitBreakerOpenException(op.key(), op.spec.keySent(),
+        throw unknownIfAnyOutcomeUnknown(new CircuitBreakerOpenException(op.key(), op.spec().keySent(),
             attempt, target.breaker().getName(), target.waitLeft(), failure));
       default: // RETRY
         break;
@@ -508,7 +508,7 @@ public final class RetryLoop {
         return response;
       }
       throw unknownIfAnyOutcomeUnknown(new RetryBudgetExhaustedException(
-          "retry budget exhausted; not retrying after " + decision, op.key(), op.spec.keySent(), attempt,
+          "retry budget exhausted; not retrying after " + decision, op.key(), op.spec().keySent(), attempt,
           RetryBudgetExhaustedException.REASON, failure));
     }
     retryTokenHeld = true;
@@ -528,7 +528,7 @@ public final class RetryLoop {
     client.listeners().attemptEnded(op, attempt, current.kind(), status, failure, decision,
         duration);
     if (response != null) {
-      if (op.spec.keySent() && status == 409 && decision.isRetryable()) {
+      if (op.spec().keySent() && status == 409 && decision.isRetryable()) {
         client.listeners().inProgress(op, attempt);
       }
       String replayed = response.header(client.replayHeader());
@@ -632,7 +632,7 @@ public final class RetryLoop {
     if (anyMayHaveBeenProcessed) {
       throw outcomeUnknown(why, message + "; last: " + decision, null, failure);
     }
-    throw new RetriesExhaustedException(message + "; last: " + decision, op.key(), op.spec.keySent(),
+    throw new RetriesExhaustedException(message + "; last: " + decision, op.key(), op.spec().keySent(),
         attempt, why, failure);
   }
 
@@ -641,7 +641,7 @@ public final class RetryLoop {
     int status = response == null ? -1 : response.code();
     return new OutcomeUnknownException(
         "outcome unknown" + (status > 0 ? " (status " + status + ")" : "") + ": " + message,
-        op.key(), op.spec.keySent(), attempt, reason, status, failure);
+        op.key(), op.spec().keySent(), attempt, reason, status, failure);
   }
 
   /**
@@ -662,7 +662,7 @@ public final class RetryLoop {
   private OutcomeUnknownException unknownAfter(Throwable stop, String reason, Throwable cause) {
     OutcomeUnknownException unknown = new OutcomeUnknownException("outcome unknown: an earlier"
         + " attempt may have reached the server, and then " + reason + " stopped the"
-        + " operation; query the server or resume with the same key", op.key(), op.spec.keySent(),
+        + " operation; query the server or resume with the same key", op.key(), op.spec().keySent(),
         op.attempts(), reason, lastStatus, cause);
     unknown.addSuppressed(stop);
     return unknown;
@@ -670,12 +670,12 @@ public final class RetryLoop {
 
   DeadlineExceededException deadlineExceeded(String message, IOException cause) {
     return new DeadlineExceededException(
-        message + " (deadline " + TimeUnit.NANOSECONDS.toMillis(op.spec.deadlineDurationNanos()) + " ms)",
-        op.key(), op.spec.keySent(), op.attempts(), "deadline", cause);
+        message + " (deadline " + TimeUnit.NANOSECONDS.toMillis(op.spec().deadlineDurationNanos()) + " ms)",
+        op.key(), op.spec().keySent(), op.attempts(), "deadline", cause);
   }
 
   private ResilientHttpException canceled(IOException cause) {
-    return new ResilientHttpException("operation canceled", op.key(), op.spec.keySent(), op.attempts(),
+    return new ResilientHttpException("operation canceled", op.key(), op.spec().keySent(), op.attempts(),
         "canceled", cause);
   }
 

@@ -17,7 +17,7 @@ import okhttp3.Response;
  * so every attempt carries the same key. Not API.
  */
 public final class Run {
-  private final OperationContext op;
+  private final Execution op;
   private final Request stamped;
   private final HedgingPolicy hedging;
   private volatile Call blockingCall;
@@ -31,7 +31,7 @@ public final class Run {
    * @param request the request as given (stamped here)
    * @param hedging the hedging that applies, or {@code null} (see {@link #hedges})
    */
-  public Run(OperationContext op, Request request, HedgingPolicy hedging) {
+  public Run(Execution op, Request request, HedgingPolicy hedging) {
     this.op = op;
     this.stamped = op.stamp(request);
     this.hedging = hedging;
@@ -123,9 +123,9 @@ public final class Run {
       h.cancel();
       // The copies in flight may have reached the server; a hedged operation is idempotent, so the
       // same key (or method) may be retried safely.
-      throw new OperationInterruptedException(op.key(), op.spec.keySent(), op.attempts(), null);
+      throw new OperationInterruptedException(op.key(), op.spec().keySent(), op.attempts(), null);
     } catch (CancellationException e) {
-      throw new ResilientHttpException("operation canceled", op.key(), op.spec.keySent(),
+      throw new ResilientHttpException("operation canceled", op.key(), op.spec().keySent(),
           op.attempts(), "canceled", null);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();

@@ -27,7 +27,7 @@ public final class AttemptSetupInterceptor implements Interceptor {
       return chain.proceed(chain.request());
     }
     return withTimeouts(chain, attempt.remainingNanos(),
-        attempt.op().client.retryPolicy()).proceed(chain.request());
+        attempt.op().runtime().retryPolicy()).proceed(chain.request());
   }
 
   /**

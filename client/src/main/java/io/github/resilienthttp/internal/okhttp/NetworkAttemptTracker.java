@@ -72,7 +72,7 @@ public final class NetworkAttemptTracker implements Interceptor {
     if (!"GET".equals(request.method()) || "GET".equals(chain.call().request().method())) {
       return request;
     }
-    String keyHeader = attempt.op().client.idempotencyKeyPolicy().headerName();
+    String keyHeader = attempt.op().runtime().idempotencyKeyPolicy().headerName();
     return request.header(keyHeader) == null
         ? request : request.newBuilder().removeHeader(keyHeader).build();
   }

@@ -3,7 +3,7 @@ package io.github.resilienthttp.internal.okhttp;
 import io.github.resilienthttp.internal.engine.Attempt;
 import io.github.resilienthttp.internal.engine.BlockingDriver;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
-import io.github.resilienthttp.internal.engine.OperationContext;
+import io.github.resilienthttp.internal.engine.Execution;
 import io.github.resilienthttp.internal.engine.RetryLoop;
 import java.io.IOException;
 import okhttp3.Interceptor;
@@ -41,13 +41,13 @@ public final class RetryInterceptor implements Interceptor {
   @Override
   public Response intercept(Chain chain) throws IOException {
     Request request = chain.request();
-    OperationContext op = chain.call().tag(OperationContext.TAG);
+    Execution op = chain.call().tag(Execution.TAG);
     if (op == null) {
       // A plain OkHttp call on client.okHttpClient(): it becomes an operation here.
-      op = chain.call().tag(OperationContext.TAG,
-          OperationContext.forPlainCall(client, request).asTag());
+      op = chain.call().tag(Execution.TAG,
+          Execution.forPlainCall(client, request).asTag());
     }
-    if (op.spec.passThrough()) {
+    if (op.spec().passThrough()) {
       return (wrappedRetriesOnConnectionFailure ? chain.withRetryOnConnectionFailure(true) : chain)
           .proceed(request);
     }

@@ -20,41 +20,41 @@ import okhttp3.Request;
  * The running state of one operation: its key (made on first use), attempt and network-request
  * counters, the cancel flag and signal, whether it ended, and the deadline watchdog's links. What
  * the
- * operation is, fixed when it starts, is its {@link #spec} ({@link OperationSpec}); each attempt's
+ * operation is, fixed when it starts, is its {@link #spec()} ({@link OperationSpec}); each attempt's
  * own state is its {@link Attempt}. A plain call on {@code ResilientHttpClient.okHttpClient()}
  * carries this as its call tag (its attempts share the call); the attempts of {@code execute()},
  * {@code executeAsync()} and hedges carry their {@link Attempt}, which points here. Thread-safe:
  * counters are read by the caller while OkHttp's threads write. Not API.
  */
-public final class OperationContext extends WatchEntry<OperationContext>
+public final class Execution extends WatchEntry<Execution>
     implements Supplier<String> {
-  public final ClientRuntime client;
+  private final ClientRuntime client;
   /** What the operation is: fixed when it starts. */
-  public final OperationSpec spec;
+  private final OperationSpec spec;
   /** Null until needed when the key is not sent: most GETs never need one. */
   private volatile String key;
   /**
    * The call {@link io.github.resilienthttp.internal.deadline.DeadlineWatchdog} watches for this
    * operation, if any.
    */
-  public volatile Call watchedCall;
+  private volatile Call watchedCall;
   /**
    * Set when OkHttp reported {@link #watchedCall} ended ({@code callEnd} or {@code callFailed}).
    * That happens before the operation ends when the body was complete at once (an empty body), and
    * for an async operation's earlier attempts; {@link #callDone()} tells the two apart.
    */
-  public volatile boolean watchedCallEnded;
+  private volatile boolean watchedCallEnded;
   /** Set when the operation ended without a response: no body will be read. */
-  public volatile boolean endedWithoutResponse;
+  private volatile boolean endedWithoutResponse;
   /**
    * The type of the call tag that carries an operation, made once: OkHttp 5 keys tags by Kotlin
    * class, and its {@code Call.tag(Class)} makes a new {@code KClass} on every lookup.
    */
-  public static final KClass<OperationContext> TAG =
-      JvmClassMappingKt.getKotlinClass(OperationContext.class);
+  public static final KClass<Execution> TAG =
+      JvmClassMappingKt.getKotlinClass(Execution.class);
 
   /** The value of every call tag of this operation, made once rather than per call. */
-  private final Function0<OperationContext> asTag = () -> this;
+  private final Function0<Execution> asTag = () -> this;
   private volatile OperationInfo info;
   /**
    * The kind of this operation's first attempt: {@link AttemptKind#FIRST}, or {@link
@@ -70,7 +70,7 @@ public final class OperationContext extends WatchEntry<OperationContext>
   private static final int RETURNED = 2;
   private volatile CompletableFuture<Void> cancelSignal;
   /** The one OkHttp call of a plain call: cancelling it cancels the operation. */
-  public volatile Call plainCall;
+  private volatile Call plainCall;
   private volatile boolean ended;
   /** The latest attempt: a plain call's attempts are found here (they share one OkHttp call). */
   private volatile Attempt currentAttempt;
@@ -84,15 +84,15 @@ public final class OperationContext extends WatchEntry<OperationContext>
   static {
     try {
       MethodHandles.Lookup lookup = MethodHandles.lookup();
-      OUTCOME = lookup.findVarHandle(OperationContext.class, "outcome", int.class);
-      ATTEMPTS = lookup.findVarHandle(OperationContext.class, "attempts", int.class);
-      NETWORK_REQUESTS = lookup.findVarHandle(OperationContext.class, "networkRequests", int.class);
+      OUTCOME = lookup.findVarHandle(Execution.class, "outcome", int.class);
+      ATTEMPTS = lookup.findVarHandle(Execution.class, "attempts", int.class);
+      NETWORK_REQUESTS = lookup.findVarHandle(Execution.class, "networkRequests", int.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
   }
 
-  OperationContext(ClientRuntime client, String key, OperationSpec spec) {
+  Execution(ClientRuntime client, String key, OperationSpec spec) {
     this.client = client;
     this.key = key;
     this.spec = spec;
@@ -103,7 +103,7 @@ public final class OperationContext extends WatchEntry<OperationContext>
    * settings of its {@link OperationOptions} tag if any. A key header the caller already put on the
    * request is kept exactly as it is.
    */
-  public static OperationContext forPlainCall(ClientRuntime client, Request request) {
+  public static Execution forPlainCall(ClientRuntime client, Request request) {
     OperationOptions options = request.tag(OperationOptions.class);
     if (options != null && options.isPassThrough()) {
       return create(client, request, null, false, null, true);
@@ -124,14 +124,14 @@ public final class OperationContext extends WatchEntry<OperationContext>
   }
 
   /** The context of a new operation, for {@code Operation} and for plain OkHttp calls. */
-  public static OperationContext create(ClientRuntime client, Request request, String key,
+  public static Execution create(ClientRuntime client, Request request, String key,
       boolean keySent, Duration deadline, boolean passThrough) {
     boolean idempotent = KeyDecision.idempotent(keySent, request.method());
     Duration d = deadline != null ? deadline : client.retryPolicy().deadline();
     long now = client.timeSource().nanoTime();
     long duration = DurationMath.toNanos(d);
     long realNow = client.systemTime() ? now : System.nanoTime();
-    return new OperationContext(client, key, new OperationSpec(request.method(),
+    return new Execution(client, key, new OperationSpec(request.method(),
         request.url().host(), keySent, idempotent, passThrough, now, duration, now + duration,
         realNow + duration));
   }
@@ -198,6 +198,41 @@ public final class OperationContext extends WatchEntry<OperationContext>
     }
   }
 
+  /** The client runtime this operation runs on. */
+  public ClientRuntime runtime() {
+    return client;
+  }
+
+  /** What the operation is: fixed when it starts. */
+  public OperationSpec spec() {
+    return spec;
+  }
+
+  /** The call the deadline's backstop watches for this operation, or null. */
+  public Call watchedCall() {
+    return watchedCall;
+  }
+
+  /** The one OkHttp call of a plain call, or null for {@code execute()} and its siblings. */
+  public Call plainCall() {
+    return plainCall;
+  }
+
+  /**
+   * Records that OkHttp reported {@code call} ended ({@code callEnd} or {@code callFailed}), when
+   * it is the watched call; a loser's or an earlier attempt's end is ignored.
+   */
+  public void watchedCallEnded(Call call) {
+    if (watchedCall == call) {
+      watchedCallEnded = true;
+    }
+  }
+
+  /** Records that the operation ended without a response: no body will be read. */
+  public void endWithoutResponse() {
+    endedWithoutResponse = true;
+  }
+
   /**
    * Whether the deadline's backstop can forget this operation: it ended, and either had no response
    * or OkHttp reported its last call ended (the body was read or closed).
@@ -206,8 +241,8 @@ public final class OperationContext extends WatchEntry<OperationContext>
     return endedWithoutResponse || (watchedCallEnded && ended);
   }
 
-  /** This operation as the value of a call tag, for {@code call.tag(OperationContext.TAG, ..)}. */
-  public Function0<OperationContext> asTag() {
+  /** This operation as the value of a call tag, for {@code call.tag(Execution.TAG, ..)}. */
+  public Function0<Execution> asTag() {
     return asTag;
   }
 
@@ -313,7 +348,7 @@ public final class OperationContext extends WatchEntry<OperationContext>
    *
    * @return the operation, or {@code null} for a call that is not the SDK's
    */
-  public static OperationContext of(Call call) {
+  public static Execution of(Call call) {
     Attempt a = call.tag(Attempt.TAG);
     return a != null ? a.op() : call.tag(TAG);
   }
