@@ -2,8 +2,8 @@ package io.github.resilienthttp;
 
 import io.github.resilienthttp.internal.async.PollLoop;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
-import io.github.resilienthttp.internal.engine.KeyDecision;
 import io.github.resilienthttp.internal.engine.Execution;
+import io.github.resilienthttp.internal.engine.KeyDecision;
 import io.github.resilienthttp.internal.engine.OperationFuture;
 import io.github.resilienthttp.internal.engine.Run;
 import io.github.resilienthttp.internal.outbox.OutboxExit;
@@ -58,6 +58,8 @@ public final class Operation {
   private volatile QueryLoop queryStep;
   /** The kind of the first attempt, when not {@link AttemptKind#FIRST} (polls and queries). */
   private AttemptKind firstAttemptKind;
+  private RetryPolicy retryPolicy;
+  private ResponseClassifier classifier;
 
   Operation(ClientRuntime client, Request request) {
     this.client = client;
@@ -164,6 +166,42 @@ public final class Operation {
   public Operation outcomeQuery(OutcomeQueryPolicy policy) {
     checkNotExecuted();
     this.outcomeQuery = policy;
+    return this;
+  }
+
+  /**
+   * Runs this operation under {@code policy} instead of the client's {@link RetryPolicy}: its
+   * attempts, backoff, {@code Retry-After} cap and, unless {@link #deadline(Duration)} is set, its
+   * deadline. The client's budget, breaker and bulkhead still apply (they are shared by every
+   * operation of the client). A per-call policy in the way Failsafe and Polly compose them.
+   *
+   * @param policy the retry policy for this operation; not {@code null}
+   * @return this operation
+   * @throws NullPointerException if {@code policy} is null
+   * @throws IllegalStateException after {@link #execute()}
+   */
+  public Operation retryPolicy(RetryPolicy policy) {
+    Objects.requireNonNull(policy, "retryPolicy");
+    checkNotExecuted();
+    this.retryPolicy = policy;
+    return this;
+  }
+
+  /**
+   * Classifies this operation's answers with {@code classifier} instead of the client's {@link
+   * ResponseClassifier}. The SDK's context rules still apply on top of it (a 409 to a keyed retry is
+   * read as about the earlier attempt; see {@code docs/classification.md}). A classifier that throws
+   * ends the operation with that exception, as the client's does.
+   *
+   * @param classifier the classifier for this operation; not {@code null}
+   * @return this operation
+   * @throws NullPointerException if {@code classifier} is null
+   * @throws IllegalStateException after {@link #execute()}
+   */
+  public Operation classifier(ResponseClassifier classifier) {
+    Objects.requireNonNull(classifier, "classifier");
+    checkNotExecuted();
+    this.classifier = classifier;
     return this;
   }
 
@@ -504,12 +542,13 @@ public final class Operation {
     if (keySent && key == null) {
       key = client.newKey();
     }
-    Execution op = Execution.create(client, request, key, keySent, deadline, false);
+    Execution op = Execution.create(client, request, key, keySent, deadline, false, retryPolicy,
+        classifier);
     if (firstAttemptKind != null) {
       op.firstAttemptKind(firstAttemptKind);
     }
     HedgingPolicy policy = hedgingSet ? hedging : client.hedgingPolicy();
-    Run r = new Run(op, request, Run.hedges(policy, request, keySent, client) ? policy : null);
+    Run r = new Run(op, request, Run.hedges(policy, request, op) ? policy : null);
     context = op;
     run = r;
     // The flag first in cancel(), then the run here: one of the two always sees the other, so no

@@ -4,6 +4,8 @@ import io.github.resilienthttp.AttemptKind;
 import io.github.resilienthttp.IdempotencyKeyPolicy;
 import io.github.resilienthttp.OperationInfo;
 import io.github.resilienthttp.OperationOptions;
+import io.github.resilienthttp.ResponseClassifier;
+import io.github.resilienthttp.RetryPolicy;
 import io.github.resilienthttp.internal.deadline.WatchEntry;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -126,14 +128,25 @@ public final class Execution extends WatchEntry<Execution>
   /** The context of a new operation, for {@code Operation} and for plain OkHttp calls. */
   public static Execution create(ClientRuntime client, Request request, String key,
       boolean keySent, Duration deadline, boolean passThrough) {
+    return create(client, request, key, keySent, deadline, passThrough, null, null);
+  }
+
+  /**
+   * The context of a new operation with its own retry policy and classifier ({@code null}: the
+   * client's). The deadline, when not given, is the policy's.
+   */
+  public static Execution create(ClientRuntime client, Request request, String key,
+      boolean keySent, Duration deadline, boolean passThrough, RetryPolicy retryPolicy,
+      ResponseClassifier classifier) {
     boolean idempotent = KeyDecision.idempotent(keySent, request.method());
-    Duration d = deadline != null ? deadline : client.retryPolicy().deadline();
+    RetryPolicy policy = retryPolicy != null ? retryPolicy : client.retryPolicy();
+    Duration d = deadline != null ? deadline : policy.deadline();
     long now = client.timeSource().nanoTime();
     long duration = DurationMath.toNanos(d);
     long realNow = client.systemTime() ? now : System.nanoTime();
     return new Execution(client, key, new OperationSpec(request.method(),
         request.url().host(), keySent, idempotent, passThrough, now, duration, now + duration,
-        realNow + duration));
+        realNow + duration, policy, classifier != null ? classifier : client.classifier()));
   }
 
   /** The request with this operation's key header, when the operation sends one. */

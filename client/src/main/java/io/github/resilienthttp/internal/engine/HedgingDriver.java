@@ -54,7 +54,7 @@ public final class HedgingDriver implements Callback {
     this.client = op.runtime();
     this.loop = new RetryLoop(op, stampedRequest);
     this.policy = policy;
-    this.maxCopies = Math.min(1 + policy.maxHedges(), client.retryPolicy().maxAttempts());
+    this.maxCopies = Math.min(1 + policy.maxHedges(), op.spec().retryPolicy().maxAttempts());
     this.target = TargetCircuitBreakers.targetName(stampedRequest.url());
   }
 

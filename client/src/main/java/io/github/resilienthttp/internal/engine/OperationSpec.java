@@ -1,5 +1,8 @@
 package io.github.resilienthttp.internal.engine;
 
+import io.github.resilienthttp.ResponseClassifier;
+import io.github.resilienthttp.RetryPolicy;
+
 /**
  * What an operation is, fixed when it starts: its method and host, whether it sends a key and may
  * be repeated, whether it opted out, and its deadline in the client's clock and in real time. The
@@ -20,4 +23,4 @@ package io.github.resilienthttp.internal.engine;
  */
 public record OperationSpec(String method, String host, boolean keySent, boolean idempotent,
     boolean passThrough, long startNanos, long deadlineDurationNanos, long deadlineNanos,
-    long realDeadlineNanos) {}
+    long realDeadlineNanos, RetryPolicy retryPolicy, ResponseClassifier classifier) {}

@@ -86,7 +86,7 @@ public final class RetryLoop {
     this.client = op.runtime();
     this.request = request;
     // A body above the policy's replay bound is sent once, like a one-shot body (RetryPolicy).
-    this.oneShot = sentOnce(request, client.retryPolicy());
+    this.oneShot = sentOnce(request, op.spec().retryPolicy());
     this.target = client.circuitBreakers() == null
         ? null : client.circuitBreakers().forUrl(request.url());
   }
@@ -289,7 +289,7 @@ public final class RetryLoop {
     }
     AttemptOutcome outcome = AttemptOutcome.of(request, response, failure, attempt,
         current.mayHaveReachedServer(), op.spec().idempotent(), op.spec().keySent(), op, client.timeSource());
-    Decision decision = AnswerInContext.apply(classify(client.classifier(), outcome), response,
+    Decision decision = AnswerInContext.apply(classify(op.spec().classifier(), outcome), response,
         op.spec().keySent(), attempt, anyMayHaveBeenProcessed, client.replayHeader());
     if (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT) {
       anyMayHaveBeenProcessed = true;
@@ -425,7 +425,7 @@ public final class RetryLoop {
    */
   private Response decide(Decision decision, Response response, IOException failure,
       Copies copies, String giveUpReason) throws IOException {
-    RetryPolicy policy = client.retryPolicy();
+    RetryPolicy policy = op.spec().retryPolicy();
     lastReason = decision.reason();
     boolean retryable = decision.kind() == Decision.Kind.RETRY
         || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && op.spec().idempotent());
@@ -538,7 +538,7 @@ public final class RetryLoop {
     }
     if (log.isDebugEnabled()) {
       log.debug("{} {} key={}… attempt {}/{} ({}): {} -> {} in {} ms", request.method(),
-          request.url().host(), op.info().shortKey(), attempt, client.retryPolicy().maxAttempts(),
+          request.url().host(), op.info().shortKey(), attempt, op.spec().retryPolicy().maxAttempts(),
           attempt == 1 ? "first" : "retry", status > 0 ? "status " + status : String.valueOf(failure),
           decision, duration.toMillis());
     }

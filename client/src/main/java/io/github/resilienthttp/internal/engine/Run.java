@@ -43,10 +43,9 @@ public final class Run {
    *
    * @return whether the run is hedged
    */
-  public static boolean hedges(HedgingPolicy policy, Request request, boolean keySent,
-      ClientRuntime client) {
-    return policy != null && policy.hedges(request.method(), keySent)
-        && !RetryLoop.sentOnce(request, client.retryPolicy());
+  public static boolean hedges(HedgingPolicy policy, Request request, Execution op) {
+    return policy != null && policy.hedges(request.method(), op.spec().keySent())
+        && !RetryLoop.sentOnce(request, op.spec().retryPolicy());
   }
 
   /** Runs to the end on the calling thread; see {@code Operation.execute()}. */

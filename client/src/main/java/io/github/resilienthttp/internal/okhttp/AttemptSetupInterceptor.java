@@ -27,7 +27,7 @@ public final class AttemptSetupInterceptor implements Interceptor {
       return chain.proceed(chain.request());
     }
     return withTimeouts(chain, attempt.remainingNanos(),
-        attempt.op().runtime().retryPolicy()).proceed(chain.request());
+        attempt.op().spec().retryPolicy()).proceed(chain.request());
   }
 
   /**

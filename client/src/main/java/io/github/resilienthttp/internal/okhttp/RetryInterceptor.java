@@ -61,7 +61,7 @@ public final class RetryInterceptor implements Interceptor {
       @Override
       public Response send(Attempt attempt, Request request) throws IOException {
         return AttemptSetupInterceptor.withTimeouts(chain, attempt.remainingNanos(),
-            client.retryPolicy()).proceed(request);
+            attempt.op().spec().retryPolicy()).proceed(request);
       }
 
       @Override
