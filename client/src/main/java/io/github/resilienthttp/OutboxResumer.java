@@ -63,7 +63,7 @@ public final class OutboxResumer {
    */
   public record Report(int resumed, int failed, int rescheduled, int abandoned, int lost) {
     /**
-     * A report with nothing lost (the four counts of earlier versions).
+     * A report with nothing lost ({@code lost} 0).
      *
      * @param resumed intents now done
      * @param failed intents that ended with a definite failure
