@@ -89,4 +89,51 @@ class DocsNavigationTest {
         .extracting(p -> root.relativize(p).toString())
         .as("docs pages more than two clicks from docs/index.md").isEmpty();
   }
+
+  /**
+   * Every relative link of README.md points to a file of the repository, and a {@code #anchor} on a
+   * Markdown file to one of its headings (GitHub's and MkDocs' slug: lower case, punctuation
+   * dropped, spaces as hyphens). mkdocs checks the links inside docs/, not the README's.
+   */
+  @Test
+  void theReadmesLinksResolve() throws IOException {
+    Path root = ReadmeSnippetsTest.root();
+    Path readme = root.resolve("README.md");
+    Matcher m = Pattern.compile("\\]\\(([^)\\s]+)\\)").matcher(
+        Files.readString(readme, StandardCharsets.UTF_8));
+    List<String> broken = new java.util.ArrayList<>();
+    while (m.find()) {
+      String link = m.group(1);
+      if (link.contains("://")) {
+        continue;
+      }
+      int hash = link.indexOf('#');
+      String file = hash < 0 ? link : link.substring(0, hash);
+      String anchor = hash < 0 ? null : link.substring(hash + 1);
+      Path target = file.isEmpty() ? readme : root.resolve(file).normalize();
+      if (!Files.exists(target)) {
+        broken.add(link + " (no such file)");
+      } else if (anchor != null && target.toString().endsWith(".md")
+          && !headingSlugs(target).contains(anchor)) {
+        broken.add(link + " (no such heading)");
+      }
+    }
+    assertThat(broken).as("README.md links").isEmpty();
+  }
+
+  static Set<String> headingSlugs(Path markdown) throws IOException {
+    Set<String> slugs = new TreeSet<>();
+    boolean fenced = false;
+    for (String line : Files.readAllLines(markdown, StandardCharsets.UTF_8)) {
+      if (line.startsWith("```")) {
+        fenced = !fenced;
+      }
+      if (!fenced && line.startsWith("#")) {
+        String text = line.replaceFirst("^#+\\s*", "").strip();
+        slugs.add(text.toLowerCase(java.util.Locale.ROOT).replaceAll("[^\\p{L}\\p{N}\\s_-]", "")
+            .strip().replaceAll("\\s+", "-"));
+      }
+    }
+    return slugs;
+  }
 }
