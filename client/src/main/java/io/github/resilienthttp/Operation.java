@@ -35,8 +35,8 @@ import okhttp3.Response;
 public final class Operation {
   private final ClientRuntime client;
   private final Request request;
-  /** What the setters chose; replaced by each setter, read once by {@link #begin}. */
-  private OperationSettings settings = OperationSettings.DEFAULTS;
+  /** What the setters chose, made by the first one; built once by {@link #begin}. */
+  private OperationSettings.Builder settings;
   /** A key made on first use, before the run: an unsent key costs no UUID until it is read. */
   private String key;
   /** The run, made on first need (the start, or a cancel before it): the one cancel target. */
@@ -48,7 +48,7 @@ public final class Operation {
     IdempotencyKeyPolicy policy = client.idempotencyKeyPolicy();
     String header = policy.keyFromHeader(request.header(policy.headerName()));
     if (header != null) {
-      settings = settings.withKey(IdempotencyKeyPolicy.validateKey(header));
+      settings().key(IdempotencyKeyPolicy.validateKey(header));
     }
   }
 
@@ -73,7 +73,7 @@ public final class Operation {
       throw new IllegalArgumentException("the request already carries "
           + client.idempotencyKeyPolicy().headerName() + " with a different key");
     }
-    settings = settings.withKey(key);
+    settings().key(key);
     return this;
   }
 
@@ -89,7 +89,7 @@ public final class Operation {
    */
   public Operation sendIdempotencyKey(boolean send) {
     checkNotExecuted();
-    settings = settings.withSendKey(send);
+    settings().sendKey(send);
     return this;
   }
 
@@ -105,7 +105,7 @@ public final class Operation {
     checkNotExecuted();
     Objects.requireNonNull(deadline, "deadline");
     RetryPolicy.Builder.checkRange("deadline", deadline, Duration.ofMillis(1));
-    settings = settings.withDeadline(deadline);
+    settings().deadline(deadline);
     return this;
   }
 
@@ -124,7 +124,7 @@ public final class Operation {
    */
   public Operation parkIndefiniteOutcomes(Outbox outbox) {
     checkNotExecuted();
-    settings = settings.withOutbox(outbox);
+    settings().outbox(outbox);
     return this;
   }
 
@@ -144,7 +144,7 @@ public final class Operation {
    */
   public Operation outcomeQuery(OutcomeQueryPolicy policy) {
     checkNotExecuted();
-    settings = settings.withOutcomeQuery(policy);
+    settings().outcomeQuery(policy);
     return this;
   }
 
@@ -162,7 +162,7 @@ public final class Operation {
   public Operation retryPolicy(RetryPolicy policy) {
     Objects.requireNonNull(policy, "retryPolicy");
     checkNotExecuted();
-    settings = settings.withRetryPolicy(policy);
+    settings().retryPolicy(policy);
     return this;
   }
 
@@ -180,7 +180,7 @@ public final class Operation {
   public Operation classifier(ResponseClassifier classifier) {
     Objects.requireNonNull(classifier, "classifier");
     checkNotExecuted();
-    settings = settings.withClassifier(classifier);
+    settings().classifier(classifier);
     return this;
   }
 
@@ -194,7 +194,7 @@ public final class Operation {
    */
   public Operation hedging(HedgingPolicy policy) {
     checkNotExecuted();
-    settings = settings.withHedging(policy);
+    settings().hedging(policy);
     return this;
   }
 
@@ -213,7 +213,7 @@ public final class Operation {
       if (c != null) {
         return c.key();
       }
-      String k = settings.key();
+      String k = settings == null ? null : settings.key();
       if (k != null) {
         return k;
       }
@@ -233,7 +233,12 @@ public final class Operation {
    */
   public boolean idempotencyKeySent() {
     Execution c = execution();
-    return c != null ? c.spec().keySent() : decideKeySent();
+    if (c != null) {
+      return c.spec().keySent();
+    }
+    synchronized (this) {
+      return decideKeySent(settings == null ? OperationSettings.DEFAULTS : settings.build());
+    }
   }
 
   /**
@@ -418,7 +423,7 @@ public final class Operation {
   static Operation create(ClientRuntime client, Request request, AttemptKind kind) {
     Operation op = new Operation(client, request);
     if (kind != AttemptKind.FIRST) {
-      op.settings = op.settings.withFirstKind(kind);
+      op.settings().firstKind(kind);
     }
     return op;
   }
@@ -454,8 +459,8 @@ public final class Operation {
       throw new IllegalStateException("an Operation runs once; create a new one with"
           + " client.operation(request), or resume an intent with .idempotencyKey(key)");
     }
-    OperationSettings s = settings;
-    boolean keySent = decideKeySent();
+    OperationSettings s = settings == null ? OperationSettings.DEFAULTS : settings.build();
+    boolean keySent = decideKeySent(s);
     String k = s.key() != null ? s.key() : key;
     if (keySent && k == null) {
       k = client.newKey();
@@ -479,10 +484,17 @@ public final class Operation {
     return r;
   }
 
-  private boolean decideKeySent() {
+  private boolean decideKeySent(OperationSettings s) {
     IdempotencyKeyPolicy policy = client.idempotencyKeyPolicy();
-    return KeyDecision.keySent(request.header(policy.headerName()) != null, settings.sendKey(),
-        settings.keyFromCaller(), policy, request.method());
+    return KeyDecision.keySent(request.header(policy.headerName()) != null, s.sendKey(),
+        s.keyFromCaller(), policy, request.method());
+  }
+
+  private OperationSettings.Builder settings() {
+    if (settings == null) {
+      settings = new OperationSettings.Builder();
+    }
+    return settings;
   }
 
   private void checkNotExecuted() {
@@ -495,6 +507,7 @@ public final class Operation {
   @Override
   public String toString() {
     return "Operation{" + request.method() + " " + request.url().redact() + ", key="
-        + IdempotencyKeyPolicy.shorten(settings.key() != null ? settings.key() : key) + "…}";
+        + IdempotencyKeyPolicy.shorten(settings != null && settings.key() != null ? settings.key()
+        : key) + "…}";
   }
 }

@@ -9,8 +9,9 @@ import io.github.resilienthttp.RetryPolicy;
 import java.time.Duration;
 
 /**
- * What an {@code Operation}'s setters chose, immutable: each setter makes a new value, so an
- * operation that sets nothing shares {@link #DEFAULTS}. Validation is the setters' (in the public
+ * What an {@code Operation}'s setters chose, immutable: the setters fill a {@link Builder} (made
+ * by the first setter), built once when the operation starts; an operation that sets nothing uses
+ * {@link #DEFAULTS}. Validation is the setters' (in the public
  * API, with its messages); {@code null} means "the client's" (or "none" for the outbox and the
  * query). Read once, when the operation starts. Not API.
  *
@@ -31,62 +32,7 @@ public record OperationSettings(String key, boolean keyFromCaller, Boolean sendK
     OutcomeQueryPolicy outcomeQuery, AttemptKind firstKind, RetryPolicy retryPolicy,
     ResponseClassifier classifier) {
   /** Nothing set. */
-  public static final OperationSettings DEFAULTS = new OperationSettings(null, false, null, null,
-      null, false, null, null, null, null, null);
-
-  /** With the caller's {@code key}, sent. */
-  public OperationSettings withKey(String key) {
-    return new OperationSettings(key, true, sendKey, deadline, hedging, hedgingSet, outbox,
-        outcomeQuery, firstKind, retryPolicy, classifier);
-  }
-
-  /** With the caller's choice to send the key. */
-  public OperationSettings withSendKey(boolean send) {
-    return new OperationSettings(key, keyFromCaller, send, deadline, hedging, hedgingSet, outbox,
-        outcomeQuery, firstKind, retryPolicy, classifier);
-  }
-
-  /** With the operation's own deadline. */
-  public OperationSettings withDeadline(Duration deadline) {
-    return new OperationSettings(key, keyFromCaller, sendKey, deadline, hedging, hedgingSet,
-        outbox, outcomeQuery, firstKind, retryPolicy, classifier);
-  }
-
-  /** With the operation's own hedging ({@code null}: none). */
-  public OperationSettings withHedging(HedgingPolicy hedging) {
-    return new OperationSettings(key, keyFromCaller, sendKey, deadline, hedging, true, outbox,
-        outcomeQuery, firstKind, retryPolicy, classifier);
-  }
-
-  /** With an outbox ({@code null}: none). */
-  public OperationSettings withOutbox(Outbox outbox) {
-    return new OperationSettings(key, keyFromCaller, sendKey, deadline, hedging, hedgingSet,
-        outbox, outcomeQuery, firstKind, retryPolicy, classifier);
-  }
-
-  /** With an outcome query ({@code null}: none). */
-  public OperationSettings withOutcomeQuery(OutcomeQueryPolicy outcomeQuery) {
-    return new OperationSettings(key, keyFromCaller, sendKey, deadline, hedging, hedgingSet,
-        outbox, outcomeQuery, firstKind, retryPolicy, classifier);
-  }
-
-  /** With the kind of the first attempt (a poll, a query, a re-send). */
-  public OperationSettings withFirstKind(AttemptKind firstKind) {
-    return new OperationSettings(key, keyFromCaller, sendKey, deadline, hedging, hedgingSet,
-        outbox, outcomeQuery, firstKind, retryPolicy, classifier);
-  }
-
-  /** With the operation's own retry policy. */
-  public OperationSettings withRetryPolicy(RetryPolicy retryPolicy) {
-    return new OperationSettings(key, keyFromCaller, sendKey, deadline, hedging, hedgingSet,
-        outbox, outcomeQuery, firstKind, retryPolicy, classifier);
-  }
-
-  /** With the operation's own classifier. */
-  public OperationSettings withClassifier(ResponseClassifier classifier) {
-    return new OperationSettings(key, keyFromCaller, sendKey, deadline, hedging, hedgingSet,
-        outbox, outcomeQuery, firstKind, retryPolicy, classifier);
-  }
+  public static final OperationSettings DEFAULTS = new Builder().build();
 
   /**
    * The hedging that applies: the operation's own, or {@code client}'s.
@@ -96,5 +42,87 @@ public record OperationSettings(String key, boolean keyFromCaller, Boolean sendK
    */
   public HedgingPolicy hedgingOr(HedgingPolicy client) {
     return hedgingSet ? hedging : client;
+  }
+
+  /** What the setters chose so far; not thread-safe (an operation is configured by one thread). */
+  public static final class Builder {
+    private String key;
+    private boolean keyFromCaller;
+    private Boolean sendKey;
+    private Duration deadline;
+    private HedgingPolicy hedging;
+    private boolean hedgingSet;
+    private Outbox outbox;
+    private OutcomeQueryPolicy outcomeQuery;
+    private AttemptKind firstKind;
+    private RetryPolicy retryPolicy;
+    private ResponseClassifier classifier;
+
+    /** The caller's key, sent. */
+    public Builder key(String key) {
+      this.key = key;
+      this.keyFromCaller = true;
+      return this;
+    }
+
+    /** The key chosen so far, or {@code null}. */
+    public String key() {
+      return key;
+    }
+
+    /** The caller's choice to send the key. */
+    public Builder sendKey(boolean send) {
+      this.sendKey = send;
+      return this;
+    }
+
+    /** The operation's own deadline. */
+    public Builder deadline(Duration deadline) {
+      this.deadline = deadline;
+      return this;
+    }
+
+    /** The operation's own hedging ({@code null}: none). */
+    public Builder hedging(HedgingPolicy hedging) {
+      this.hedging = hedging;
+      this.hedgingSet = true;
+      return this;
+    }
+
+    /** An outbox ({@code null}: none). */
+    public Builder outbox(Outbox outbox) {
+      this.outbox = outbox;
+      return this;
+    }
+
+    /** An outcome query ({@code null}: none). */
+    public Builder outcomeQuery(OutcomeQueryPolicy outcomeQuery) {
+      this.outcomeQuery = outcomeQuery;
+      return this;
+    }
+
+    /** The kind of the first attempt (a poll, a query, a re-send). */
+    public Builder firstKind(AttemptKind firstKind) {
+      this.firstKind = firstKind;
+      return this;
+    }
+
+    /** The operation's own retry policy. */
+    public Builder retryPolicy(RetryPolicy retryPolicy) {
+      this.retryPolicy = retryPolicy;
+      return this;
+    }
+
+    /** The operation's own classifier. */
+    public Builder classifier(ResponseClassifier classifier) {
+      this.classifier = classifier;
+      return this;
+    }
+
+    /** The settings, immutable. */
+    public OperationSettings build() {
+      return new OperationSettings(key, keyFromCaller, sendKey, deadline, hedging, hedgingSet,
+          outbox, outcomeQuery, firstKind, retryPolicy, classifier);
+    }
   }
 }

@@ -54,11 +54,10 @@ public final class Run {
   private final ClientRuntime runtime;
   private volatile int state;
   private volatile boolean started;
-  /** Made on first use (a blocking wait); completed by {@link #cancel()}. */
-  private volatile CompletableFuture<Void> cancelSignal;
   /**
    * What runs now: the attempts' {@link Call}, {@link AsyncDriver} or {@link HedgingDriver}, a
-   * step's {@link Operation}, or a scheduled {@link WaitTask}. Replaced by each step, so a finished
+   * step's {@link Operation}, a scheduled {@link WaitTask}, or the future a blocking wait sleeps
+   * on. Replaced by each step, so a finished
    * step's state is not kept while the run waits.
    */
   private volatile Object current;
@@ -191,10 +190,6 @@ public final class Run {
     if (!STATE.compareAndSet(this, RUNNING, CANCELED)) {
       return; // returned (the caller may be reading the body), or cancelled before
     }
-    CompletableFuture<Void> signal = cancelSignal;
-    if (signal != null) {
-      signal.complete(null);
-    }
     OperationFuture f = future;
     if (f != null) {
       f.cancelFromOperation();
@@ -206,6 +201,8 @@ public final class Run {
       step.cancel();
     } else if (c instanceof WaitTask wait) {
       wait.cutShort();
+    } else if (c instanceof CompletableFuture<?> blockingWait) {
+      blockingWait.complete(null);
     } else if (attemptsCanceled) {
       // The attempts' own parts, only while their response is not returned.
       if (c instanceof Call call) {
@@ -251,10 +248,14 @@ public final class Run {
         return done.response();
       }
       if (step instanceof Step.Wait wait) {
-        current = null;
+        // cancel() completes it: the wait ends at once, and the machine sees the cancel.
+        CompletableFuture<Void> woken = new CompletableFuture<>();
+        current = woken;
+        if (isCanceled()) {
+          woken.complete(null); // cancel() read current before it was this wait
+        }
         try {
-          // cancel() completes the signal: the wait ends at once and the machine sees the cancel.
-          runtime.timeSource().sleep(wait.delay(), cancelSignal());
+          runtime.timeSource().sleep(wait.delay(), woken);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw m.waitStopped(e);
@@ -564,27 +565,5 @@ public final class Run {
     public IOException canceled() {
       return canceledFailure(op);
     }
-  }
-
-  /**
-   * Completes when the run is cancelled: what a blocking wait waits on besides its own time, so that
-   * {@link #cancel()} wakes it at once. Made on first use.
-   */
-  private CompletableFuture<Void> cancelSignal() {
-    CompletableFuture<Void> signal = cancelSignal;
-    if (signal == null) {
-      synchronized (this) {
-        signal = cancelSignal;
-        if (signal == null) {
-          signal = new CompletableFuture<>();
-          cancelSignal = signal;
-        }
-      }
-      // Read after publishing the signal: a cancel() that saw no signal set the state before.
-      if (isCanceled()) {
-        signal.complete(null);
-      }
-    }
-    return signal;
   }
 }
