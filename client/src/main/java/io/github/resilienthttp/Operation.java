@@ -41,6 +41,8 @@ public final class Operation {
   private String key;
   /** The run, made on first need (the start, or a cancel before it): the one cancel target. */
   private volatile Run run;
+  /** The running state, once begun: what the getters read. */
+  private volatile Execution execution;
 
   Operation(ClientRuntime client, Request request) {
     this.client = client;
@@ -444,8 +446,7 @@ public final class Operation {
   }
 
   private Execution execution() {
-    Run r = run;
-    return r == null ? null : r.execution();
+    return execution;
   }
 
   /**
@@ -477,9 +478,11 @@ public final class Operation {
         ? (keyCreatedAt != null ? keyCreatedAt : client.timeSource().now()) : null;
     QueryLoop query = s.outcomeQuery() == null ? null : new QueryLoop(client, s.outcomeQuery(), r,
         request, op.key(), keySent, Operation::markFoundByQuery);
-    PollLoop steps = wait == null ? null : PollLoop.submit(client, wait, r, request, started);
+    PollLoop steps = wait == null ? null
+        : PollLoop.submit(client, wait, r, request, op, started);
     UnaryOperator<IOException> exit = outbox == null ? null
         : e -> OutboxExit.park(client, outbox, this, started, e);
+    execution = op;
     r.start(op, request, Run.hedges(hedging, request, op) ? hedging : null, steps, query, exit);
     return r;
   }

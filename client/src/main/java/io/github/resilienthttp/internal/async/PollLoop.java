@@ -60,7 +60,9 @@ public final class PollLoop implements Steps {
   private final Run run;
   /** The submit, or {@code null} for a resumed wait. */
   private final Request submit;
-  private final Instant keyCreatedAt;
+  /** The submit's running state until it ended (then dropped: the wait keeps none of it). */
+  private Execution submitted;
+  private Instant keyCreatedAt;
   private OperationInfo info;
   private ResumeToken token;
   /** How polls and the result fetch are built: the origin rule and the carried headers. */
@@ -72,12 +74,13 @@ public final class PollLoop implements Steps {
   private Operation sent;
 
   private PollLoop(ClientRuntime runtime, AsyncOperationPolicy policy, Run run, Request submit,
-      Instant keyCreatedAt, ResumeToken token) {
+      Execution submitted, Instant keyCreatedAt, ResumeToken token) {
     this.runtime = runtime;
     this.policy = policy;
     this.time = runtime.timeSource();
     this.run = run;
     this.submit = submit;
+    this.submitted = submitted;
     this.keyCreatedAt = keyCreatedAt;
     this.token = token;
   }
@@ -89,12 +92,13 @@ public final class PollLoop implements Steps {
    * @param policy how to wait
    * @param run the run that owns the wait (its attempts are the submit)
    * @param submit the submitted request, as given
+   * @param op the submit's running state (the run's attempts)
    * @param keyCreatedAt when the submit's key was made (for the resume token)
    * @return the steps
    */
   public static PollLoop submit(ClientRuntime runtime, AsyncOperationPolicy policy, Run run,
-      Request submit, Instant keyCreatedAt) {
-    return new PollLoop(runtime, policy, run, submit, keyCreatedAt, null);
+      Request submit, Execution op, Instant keyCreatedAt) {
+    return new PollLoop(runtime, policy, run, submit, op, keyCreatedAt, null);
   }
 
   /**
@@ -109,7 +113,7 @@ public final class PollLoop implements Steps {
       ResumeToken resumed) {
     Run run = new Run(runtime);
     run.start(policy.deadline().orElse(runtime.retryPolicy().deadline()),
-        new PollLoop(runtime, policy, run, null, null, resumed));
+        new PollLoop(runtime, policy, run, null, null, null, resumed));
     return run;
   }
 
@@ -188,11 +192,13 @@ public final class PollLoop implements Steps {
 
   /** The submit ended: its attempts counted, its resume token made. */
   private void submitted() {
-    Execution op = run.execution();
+    Execution op = submitted;
     attempts += op.attempts();
     token = runtime.signed(ResumeToken.forSubmit(submit.method(), submit.url(), op.key(),
         op.spec().keySent(), keyCreatedAt));
     info = infoOf(submit, token);
+    submitted = null;
+    keyCreatedAt = null;
   }
 
   /** The poll or fetch in flight ended: its attempts counted. */

@@ -56,8 +56,8 @@ public final class Run {
   private volatile boolean started;
   /**
    * What runs now: the attempts' {@link Call}, {@link AsyncDriver} or {@link HedgingDriver}, a
-   * step's {@link Operation}, a scheduled {@link WaitTask}, or the future a blocking wait sleeps
-   * on. Replaced by each step, so a finished
+   * step's {@link Operation}, a non-blocking run waiting on the scheduler ({@link Chain}), or the
+   * future a blocking wait sleeps on. Replaced by each step, so a finished
    * step's state is not kept while the run waits.
    */
   private volatile Object current;
@@ -153,16 +153,6 @@ public final class Run {
   }
 
   /**
-   * The running state of the run's own attempts, or {@code null} before the start (and for a
-   * resumed wait).
-   *
-   * @return the attempts' state, or {@code null}
-   */
-  public Execution execution() {
-    return op;
-  }
-
-  /**
    * Whether the run was cancelled (before its response was handed over).
    *
    * @return whether the run was cancelled
@@ -199,7 +189,7 @@ public final class Run {
     Object c = current;
     if (c instanceof Operation step) {
       step.cancel();
-    } else if (c instanceof WaitTask wait) {
+    } else if (c instanceof Chain wait) {
       wait.cutShort();
     } else if (c instanceof CompletableFuture<?> blockingWait) {
       blockingWait.complete(null);
@@ -267,8 +257,14 @@ public final class Run {
       try {
         if (step instanceof Step.Send send) {
           r = track(send.operation()).execute();
+        } else if (in != null) {
+          r = drive(in, null);
         } else {
-          r = in != null ? drive(in, null) : attempts();
+          try {
+            r = attempts();
+          } finally {
+            attemptsEnded();
+          }
         }
       } catch (IOException e) {
         step = m.failed(e);
@@ -375,6 +371,15 @@ public final class Run {
     return a.start();
   }
 
+  /**
+   * The attempts of a run with steps ended: the run forgets them, so that a long wait keeps none of
+   * their state (the operation's handle keeps what its getters read).
+   */
+  private void attemptsEnded() {
+    op = null;
+    stamped = null;
+  }
+
   private Operation track(Operation step) {
     current = step;
     if (isCanceled()) {
@@ -393,11 +398,13 @@ public final class Run {
    * One machine driven without a thread: the outermost one completes the run's future; an inner
    * one (the outcome query under the 202 wait) completes a plain future its outer step waits on.
    */
-  private final class Chain {
+  private final class Chain implements Runnable {
     private final Steps machine;
     private final Steps in;
     private final CompletableFuture<Response> result;
     private final boolean outer;
+    /** The scheduled wait, while the machine waits. */
+    private volatile ScheduledFuture<?> timer;
 
     Chain(Steps machine, Steps in, CompletableFuture<Response> result, boolean outer) {
       this.machine = machine;
@@ -427,19 +434,15 @@ public final class Run {
       if (step instanceof Step.Done done) {
         succeed(done.response(), completion);
       } else if (step instanceof Step.Wait wait) {
-        Executor dispatcher = runtime.wrapped().dispatcher().executorService();
-        WaitTask task = new WaitTask(() -> next(dispatcher, machine::waited));
-        ScheduledFuture<?> timer;
         try {
-          timer = runtime.scheduler().schedule(task, DurationMath.toNanos(wait.delay()),
+          timer = runtime.scheduler().schedule(this, DurationMath.toNanos(wait.delay()),
               TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
           throw machine.waitStopped(e);
         }
-        task.timer = timer;
-        current = task;
+        current = this;
         if (isCanceled()) {
-          task.cutShort(); // cancel() read current before it was this wait
+          cutShort(); // cancel() read current before it was this wait
         }
       } else {
         CompletableFuture<Response> sent;
@@ -451,9 +454,25 @@ public final class Run {
           sent = query.result;
         } else {
           sent = attemptsAsync();
+          sent.whenComplete((r, e) -> attemptsEnded());
         }
         sent.whenComplete((r, e) -> next(Runnable::run,
             () -> e == null ? machine.answered(r) : failed(e)));
+      }
+    }
+
+    /** The wait is over: the machine's next step, completing (if it ends) on OkHttp's dispatcher. */
+    @Override
+    public void run() {
+      timer = null;
+      next(runtime.wrapped().dispatcher().executorService(), machine::waited);
+    }
+
+    /** Cuts the wait short: the timer will never run it, so the machine sees the cancel now. */
+    void cutShort() {
+      ScheduledFuture<?> t = timer;
+      if (t != null && t.cancel(false)) {
+        run();
       }
     }
 
@@ -503,28 +522,6 @@ public final class Run {
       executor.execute(completion);
     } catch (RejectedExecutionException e) {
       completion.run();
-    }
-  }
-
-  /** A scheduled wait of a non-blocking run; a cancel cuts it short (its continuation runs now). */
-  private static final class WaitTask implements Runnable {
-    private final Runnable then;
-    volatile ScheduledFuture<?> timer;
-
-    WaitTask(Runnable then) {
-      this.then = then;
-    }
-
-    @Override
-    public void run() {
-      then.run();
-    }
-
-    void cutShort() {
-      ScheduledFuture<?> t = timer;
-      if (t != null && t.cancel(false)) {
-        then.run(); // the timer will never run it: the machine sees the cancel now
-      }
     }
   }
 
