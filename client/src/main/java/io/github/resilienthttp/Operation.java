@@ -30,7 +30,11 @@ import okhttp3.Response;
  * the intent after a crash.
  *
  * <p>Not thread-safe while being configured; {@link #execute()} may be called only once (from any
- * thread); the getters may be called from any thread at any time.
+ * thread); the getters and {@link #cancel()} may be called from any thread at any time.
+ *
+ * <p>A handle: what the setters chose is built once, immutable, when the operation starts, and the
+ * run (its attempts, its 202 wait or outcome query, its outbox exit, one deadline, the one cancel
+ * target) is the engine's.
  */
 public final class Operation {
   private final ClientRuntime client;
@@ -206,12 +210,12 @@ public final class Operation {
    * @return this operation's idempotency key
    */
   public String idempotencyKey() {
-    Execution c = execution();
+    Execution c = execution;
     if (c != null) {
       return c.key();
     }
     synchronized (this) {
-      c = execution();
+      c = execution;
       if (c != null) {
         return c.key();
       }
@@ -234,7 +238,7 @@ public final class Operation {
    * @return whether the key is (or will be) sent with this operation's requests
    */
   public boolean idempotencyKeySent() {
-    Execution c = execution();
+    Execution c = execution;
     if (c != null) {
       return c.spec().keySent();
     }
@@ -249,7 +253,7 @@ public final class Operation {
    * @return attempts started so far (0 before {@link #execute()})
    */
   public int attempts() {
-    Execution c = execution();
+    Execution c = execution;
     return c == null ? 0 : c.attempts();
   }
 
@@ -261,7 +265,7 @@ public final class Operation {
    * @return requests written to the network so far
    */
   public int networkRequests() {
-    Execution c = execution();
+    Execution c = execution;
     return c == null ? 0 : c.networkRequests();
   }
 
@@ -443,10 +447,6 @@ public final class Operation {
       }
     }
     return r;
-  }
-
-  private Execution execution() {
-    return execution;
   }
 
   /**

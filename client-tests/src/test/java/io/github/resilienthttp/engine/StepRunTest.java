@@ -111,22 +111,17 @@ class StepRunTest {
 
   private static Response await(Operation op, AsyncOperationPolicy policy, boolean async)
       throws Exception {
-    if (!async) {
-      return op.awaitCompletion(policy);
-    }
-    try {
-      return op.awaitCompletionAsync(policy).get(10, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      throw (Exception) e.getCause();
-    }
+    return async ? join(op.awaitCompletionAsync(policy)) : op.awaitCompletion(policy);
   }
 
   private static Response run(Operation op, boolean async) throws Exception {
-    if (!async) {
-      return op.execute();
-    }
+    return async ? join(op.executeAsync()) : op.execute();
+  }
+
+  /** The future's response, or the failure it completed with. */
+  private static Response join(CompletableFuture<Response> f) throws Exception {
     try {
-      return op.executeAsync().get(10, TimeUnit.SECONDS);
+      return f.get(10, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
       throw (Exception) e.getCause();
     }
