@@ -4,16 +4,16 @@ import io.github.resilienthttp.internal.async.PollLoop;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
 import io.github.resilienthttp.internal.engine.Execution;
 import io.github.resilienthttp.internal.engine.KeyDecision;
-import io.github.resilienthttp.internal.engine.OperationFuture;
+import io.github.resilienthttp.internal.engine.OperationSettings;
 import io.github.resilienthttp.internal.engine.Run;
 import io.github.resilienthttp.internal.outbox.OutboxExit;
 import io.github.resilienthttp.internal.query.QueryLoop;
-import io.github.resilienthttp.internal.util.Floors;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.UnaryOperator;
 import okhttp3.Request;
 import okhttp3.Response;
 
@@ -28,36 +28,23 @@ import okhttp3.Response;
  * the intent after a crash.
  *
  * <p>Not thread-safe while being configured; {@link #execute()} may be called only once (from any
- * thread); the getters may be called from any thread at any time.
+ * thread); the getters and {@link #cancel()} may be called from any thread at any time.
+ *
+ * <p>A handle: what the setters chose is built once, immutable, when the operation starts, and the
+ * run (its attempts, its 202 wait or outcome query, its outbox exit, one deadline, the one cancel
+ * target) is the engine's.
  */
 public final class Operation {
   private final ClientRuntime client;
   private final Request request;
-  /** Set once, by {@link #begin()} (synchronized); volatile for the unsynchronized checks. */
-  private volatile boolean executed;
+  /** What the setters chose, made by the first one; built once by {@link #begin}. */
+  private OperationSettings.Builder settings;
+  /** A key made on first use, before the run: an unsent key costs no UUID until it is read. */
   private String key;
-  private boolean keyFromCaller;
-  private Boolean sendKey;
-  private Duration deadline;
-  private volatile Execution context;
-  /** The run of the attempts, once begun: {@link #cancel()} reaches it. */
+  /** The run, made on first need (the start, or a cancel before it): the one cancel target. */
   private volatile Run run;
-  /** This operation's hedging, when {@link #hedgingSet}; otherwise the client's. */
-  private HedgingPolicy hedging;
-  private boolean hedgingSet;
-  private volatile boolean cancelRequested;
-  /** The wait of {@link #awaitCompletion}, when one runs: {@link #cancel()} stops it. */
-  private volatile PollLoop waiter;
-  /** Where an indefinite outcome is parked, when set. */
-  private Outbox outbox;
-  /** Settles an unknown outcome by asking, when set. */
-  private OutcomeQueryPolicy outcomeQuery;
-  /** The step settling this operation's unknown outcome, once it runs: {@link #cancel()} stops it. */
-  private volatile QueryLoop queryStep;
-  /** The kind of the first attempt, when not {@link AttemptKind#FIRST} (polls and queries). */
-  private AttemptKind firstAttemptKind;
-  private RetryPolicy retryPolicy;
-  private ResponseClassifier classifier;
+  /** The running state, once begun: what the getters read. */
+  private volatile Execution execution;
 
   Operation(ClientRuntime client, Request request) {
     this.client = client;
@@ -65,8 +52,7 @@ public final class Operation {
     IdempotencyKeyPolicy policy = client.idempotencyKeyPolicy();
     String header = policy.keyFromHeader(request.header(policy.headerName()));
     if (header != null) {
-      this.key = IdempotencyKeyPolicy.validateKey(header);
-      this.keyFromCaller = true;
+      settings().key(IdempotencyKeyPolicy.validateKey(header));
     }
   }
 
@@ -90,8 +76,7 @@ public final class Operation {
       throw new IllegalArgumentException("the request already carries "
           + client.idempotencyKeyPolicy().headerName() + " with a different key");
     }
-    this.key = key;
-    this.keyFromCaller = true;
+    settings().key(key);
     return this;
   }
 
@@ -107,7 +92,7 @@ public final class Operation {
    */
   public Operation sendIdempotencyKey(boolean send) {
     checkNotExecuted();
-    this.sendKey = send;
+    settings().sendKey(send);
     return this;
   }
 
@@ -123,7 +108,7 @@ public final class Operation {
     checkNotExecuted();
     Objects.requireNonNull(deadline, "deadline");
     RetryPolicy.Builder.checkRange("deadline", deadline, Duration.ofMillis(1));
-    this.deadline = deadline;
+    settings().deadline(deadline);
     return this;
   }
 
@@ -141,7 +126,7 @@ public final class Operation {
    */
   public Operation parkIndefiniteOutcomes(Outbox outbox) {
     checkNotExecuted();
-    this.outbox = outbox;
+    settings().outbox(outbox);
     return this;
   }
 
@@ -159,7 +144,7 @@ public final class Operation {
    */
   public Operation outcomeQuery(OutcomeQueryPolicy policy) {
     checkNotExecuted();
-    this.outcomeQuery = policy;
+    settings().outcomeQuery(policy);
     return this;
   }
 
@@ -177,7 +162,7 @@ public final class Operation {
   public Operation retryPolicy(RetryPolicy policy) {
     Objects.requireNonNull(policy, "retryPolicy");
     checkNotExecuted();
-    this.retryPolicy = policy;
+    settings().retryPolicy(policy);
     return this;
   }
 
@@ -195,7 +180,7 @@ public final class Operation {
   public Operation classifier(ResponseClassifier classifier) {
     Objects.requireNonNull(classifier, "classifier");
     checkNotExecuted();
-    this.classifier = classifier;
+    settings().classifier(classifier);
     return this;
   }
 
@@ -209,8 +194,7 @@ public final class Operation {
    */
   public Operation hedging(HedgingPolicy policy) {
     checkNotExecuted();
-    this.hedging = policy;
-    this.hedgingSet = true;
+    settings().hedging(policy);
     return this;
   }
 
@@ -220,14 +204,18 @@ public final class Operation {
    * @return this operation's idempotency key
    */
   public String idempotencyKey() {
-    Execution c = context;
+    Execution c = execution;
     if (c != null) {
       return c.key();
     }
     synchronized (this) {
-      c = context;
+      c = execution;
       if (c != null) {
         return c.key();
+      }
+      String k = settings == null ? null : settings.key();
+      if (k != null) {
+        return k;
       }
       // Made on first use: an operation whose key is neither sent nor asked for (most GETs) never
       // pays for a random UUID. Once made, it is the operation's key for good.
@@ -244,8 +232,13 @@ public final class Operation {
    * @return whether the key is (or will be) sent with this operation's requests
    */
   public boolean idempotencyKeySent() {
-    Execution c = context;
-    return c != null ? c.spec().keySent() : decideKeySent();
+    Execution c = execution;
+    if (c != null) {
+      return c.spec().keySent();
+    }
+    synchronized (this) {
+      return decideKeySent(settings == null ? OperationSettings.DEFAULTS : settings.build());
+    }
   }
 
   /**
@@ -254,7 +247,7 @@ public final class Operation {
    * @return attempts started so far (0 before {@link #execute()})
    */
   public int attempts() {
-    Execution c = context;
+    Execution c = execution;
     return c == null ? 0 : c.attempts();
   }
 
@@ -266,7 +259,7 @@ public final class Operation {
    * @return requests written to the network so far
    */
   public int networkRequests() {
-    Execution c = context;
+    Execution c = execution;
     return c == null ? 0 : c.networkRequests();
   }
 
@@ -303,21 +296,7 @@ public final class Operation {
    * @throws IllegalStateException when called a second time
    */
   public Response execute() throws IOException {
-    Outbox exit = outbox;
-    Instant started = exit == null ? null : client.timeSource().now();
-    try {
-      OutcomeQueryPolicy query = outcomeQuery;
-      if (query != null) {
-        return newQueryLoop(query).execute(this::executeAttempts);
-      }
-      return executeAttempts();
-    } catch (IOException e) {
-      throw exit == null ? e : OutboxExit.park(client, exit, this, started, e);
-    }
-  }
-
-  private Response executeAttempts() throws IOException {
-    return begin().execute();
+    return begin(null, null).execute();
   }
 
   /**
@@ -348,36 +327,7 @@ public final class Operation {
    * @throws IllegalStateException when the operation was already executed
    */
   public CompletableFuture<Response> executeAsync() {
-    Outbox exit = outbox;
-    OutcomeQueryPolicy query = outcomeQuery;
-    if (exit == null && query == null) {
-      return executeAttemptsAsync();
-    }
-    Instant started = client.timeSource().now();
-    CompletableFuture<Response> run = query != null
-        ? newQueryLoop(query).executeAsync(this::executeAttemptsAsync)
-        : executeAttemptsAsync();
-    // Completing the returned future from outside (cancel, orTimeout, complete...) cancels the
-    // operation, its outcome query and its re-sends, as executeAsync()'s own future does.
-    OperationFuture out = new OperationFuture(this::cancel);
-    run.whenComplete((r, e) -> {
-      if (e == null) {
-        if (!out.completeFromOperation(r)) {
-          r.close();
-        }
-        return;
-      }
-      Throwable cause = Floors.unwrap(e);
-      if (exit != null && cause instanceof IOException io) {
-        cause = OutboxExit.park(client, exit, this, started, io);
-      }
-      out.failFromOperation(cause);
-    });
-    return out;
-  }
-
-  private CompletableFuture<Response> executeAttemptsAsync() {
-    return begin().executeAsync();
+    return begin(null, null).executeAsync();
   }
 
   /**
@@ -394,21 +344,7 @@ public final class Operation {
    * event, by the thread that was running the operation. Thread-safe.
    */
   public void cancel() {
-    // The flag first, then the context: begin() publishes the context, then reads the flag, so one
-    // of the two always sees the other and no attempt starts after cancel() returned.
-    cancelRequested = true;
-    PollLoop w = waiter;
-    if (w != null) {
-      w.cancel();
-    }
-    QueryLoop q = queryStep;
-    if (q != null) {
-      q.cancel();
-    }
-    Run r = run;
-    if (r != null) {
-      r.cancel();
-    }
+    run().cancel();
   }
 
   /**
@@ -438,16 +374,7 @@ public final class Operation {
    * @throws IllegalStateException when called a second time
    */
   public Response awaitCompletion(AsyncOperationPolicy policy) throws IOException {
-    PollLoop w = newWaiter(policy);
-    Instant started = client.timeSource().now();
-    try {
-      return w.submitAndWait(this, deadline, started);
-    } catch (IOException e) {
-      // The submit's own failures were parked by execute(); the wait's carry a resume token.
-      Outbox exit = outbox;
-      throw exit != null && e instanceof ResumableFailure
-          ? OutboxExit.park(client, exit, this, started, e) : e;
-    }
+    return awaiting(policy, null).execute();
   }
 
   /**
@@ -461,39 +388,15 @@ public final class Operation {
    * @throws IllegalStateException when called a second time
    */
   public CompletableFuture<Response> awaitCompletionAsync(AsyncOperationPolicy policy) {
-    PollLoop w = newWaiter(policy);
-    Instant started = client.timeSource().now();
-    Outbox exit = outbox;
-    CompletableFuture<Response> f = w.submitAndWaitAsync(this, deadline, started);
-    if (exit != null) {
-      f.whenComplete((r, e) -> {
-        Throwable cause = Floors.unwrap(e);
-        if (cause instanceof ResumableFailure && cause instanceof IOException io) {
-          OutboxExit.park(client, exit, this, started, io);
-        }
-      });
-    }
-    return f;
+    return awaiting(policy, null).executeAsync();
   }
 
-  PollLoop newWaiter(AsyncOperationPolicy policy) {
-    Objects.requireNonNull(policy, "policy");
-    checkNotExecuted();
-    PollLoop w = new PollLoop(client, policy);
-    waiter = w;
-    if (cancelRequested) {
-      w.cancel();
-    }
-    return w;
-  }
-
-  private QueryLoop newQueryLoop(OutcomeQueryPolicy policy) {
-    QueryLoop q = new QueryLoop(client, policy, this, deadline, Operation::markFoundByQuery);
-    this.queryStep = q;
-    if (cancelRequested) {
-      q.cancel();
-    }
-    return q;
+  /**
+   * The run of this operation with the 202 wait, started: the client's resumption re-submits
+   * through it ({@code keyCreatedAt}: the token's).
+   */
+  Run awaiting(AsyncOperationPolicy policy, Instant keyCreatedAt) {
+    return begin(Objects.requireNonNull(policy, "policy"), keyCreatedAt);
   }
 
   private static Response markFoundByQuery(Response r) {
@@ -509,47 +412,80 @@ public final class Operation {
   static Operation create(ClientRuntime client, Request request, AttemptKind kind) {
     Operation op = new Operation(client, request);
     if (kind != AttemptKind.FIRST) {
-      op.firstAttemptKind = kind;
+      op.settings().firstKind(kind);
     }
     return op;
   }
 
-  /** Starts the run: once; the key decided, the context made, a cancel already asked applied. */
-  private synchronized Run begin() {
-    if (executed) {
-      throw new IllegalStateException("an Operation runs once; create a new one with"
-          + " client.operation(request), or resume an intent with .idempotencyKey(key)");
-    }
-    executed = true;
-    boolean keySent = decideKeySent();
-    if (keySent && key == null) {
-      key = client.newKey();
-    }
-    Execution op = Execution.create(client, request, key, keySent, deadline, false, retryPolicy,
-        classifier);
-    if (firstAttemptKind != null) {
-      op.firstAttemptKind(firstAttemptKind);
-    }
-    HedgingPolicy policy = hedgingSet ? hedging : client.hedgingPolicy();
-    Run r = new Run(op, request, Run.hedges(policy, request, op) ? policy : null);
-    context = op;
-    run = r;
-    // The flag first in cancel(), then the run here: one of the two always sees the other, so no
-    // attempt starts after cancel() returned.
-    if (cancelRequested) {
-      r.cancel();
+  /** The run, made when first needed. */
+  private Run run() {
+    Run r = run;
+    if (r == null) {
+      synchronized (this) {
+        r = run;
+        if (r == null) {
+          r = new Run(client);
+          run = r;
+        }
+      }
     }
     return r;
   }
 
-  private boolean decideKeySent() {
+  /**
+   * Starts the run, once: the key decided, the running state made, the features put in as steps
+   * (the 202 wait when {@code wait} is given, the outcome query, the outbox exit), under one
+   * deadline: the wait's, else this operation's, else its retry policy's.
+   */
+  private synchronized Run begin(AsyncOperationPolicy wait, Instant keyCreatedAt) {
+    Run r = run();
+    if (r.isStarted()) {
+      throw new IllegalStateException("an Operation runs once; create a new one with"
+          + " client.operation(request), or resume an intent with .idempotencyKey(key)");
+    }
+    OperationSettings s = settings == null ? OperationSettings.DEFAULTS : settings.build();
+    boolean keySent = decideKeySent(s);
+    String k = s.key() != null ? s.key() : key;
+    if (keySent && k == null) {
+      k = client.newKey();
+    }
+    Duration deadline = wait == null ? s.deadline() : wait.deadline().orElse(s.deadline());
+    Execution op = Execution.create(client, request, k, keySent, deadline, false, s.retryPolicy(),
+        s.classifier());
+    if (s.firstKind() != null) {
+      op.firstAttemptKind(s.firstKind());
+    }
+    HedgingPolicy hedging = s.hedgingOr(client.hedgingPolicy());
+    Outbox outbox = s.outbox();
+    Instant started = outbox != null || wait != null
+        ? (keyCreatedAt != null ? keyCreatedAt : client.timeSource().now()) : null;
+    QueryLoop query = s.outcomeQuery() == null ? null : new QueryLoop(client, s.outcomeQuery(), r,
+        request, op.key(), keySent, Operation::markFoundByQuery);
+    PollLoop steps = wait == null ? null
+        : PollLoop.submit(client, wait, r, request, op, started);
+    UnaryOperator<IOException> exit = outbox == null ? null
+        : e -> OutboxExit.park(client, outbox, this, started, e);
+    execution = op;
+    r.start(op, request, Run.hedges(hedging, request, op) ? hedging : null, steps, query, exit);
+    return r;
+  }
+
+  private boolean decideKeySent(OperationSettings s) {
     IdempotencyKeyPolicy policy = client.idempotencyKeyPolicy();
-    return KeyDecision.keySent(request.header(policy.headerName()) != null, sendKey, keyFromCaller,
-        policy, request.method());
+    return KeyDecision.keySent(request.header(policy.headerName()) != null, s.sendKey(),
+        s.keyFromCaller(), policy, request.method());
+  }
+
+  private OperationSettings.Builder settings() {
+    if (settings == null) {
+      settings = new OperationSettings.Builder();
+    }
+    return settings;
   }
 
   private void checkNotExecuted() {
-    if (executed) {
+    Run r = run;
+    if (r != null && r.isStarted()) {
       throw new IllegalStateException("the operation has already been executed");
     }
   }
@@ -557,6 +493,7 @@ public final class Operation {
   @Override
   public String toString() {
     return "Operation{" + request.method() + " " + request.url().redact() + ", key="
-        + IdempotencyKeyPolicy.shorten(key) + "…}";
+        + IdempotencyKeyPolicy.shorten(settings != null && settings.key() != null ? settings.key()
+        : key) + "…}";
   }
 }

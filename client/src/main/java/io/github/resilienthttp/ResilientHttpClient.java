@@ -119,7 +119,7 @@ public final class ResilientHttpClient {
    * @throws java.io.IOException as {@link Operation#awaitCompletion(AsyncOperationPolicy)}
    */
   public okhttp3.Response resume(ResumeToken token, AsyncOperationPolicy policy) throws java.io.IOException {
-    return resumption().resume(token, policy);
+    return resumption().resumption(token, null, policy).execute();
   }
 
   /**
@@ -139,7 +139,7 @@ public final class ResilientHttpClient {
    */
   public okhttp3.Response resume(ResumeToken token, Request request, AsyncOperationPolicy policy)
       throws java.io.IOException {
-    return resumption().resume(token, request, policy);
+    return resumption().resumption(token, request, policy).execute();
   }
 
   /**
@@ -152,7 +152,7 @@ public final class ResilientHttpClient {
    */
   public java.util.concurrent.CompletableFuture<okhttp3.Response> resumeAsync(ResumeToken token,
       AsyncOperationPolicy policy) {
-    return resumption().resumeAsync(token, policy);
+    return resumption().resumeAsync(token, null, policy);
   }
 
   /**
@@ -304,7 +304,7 @@ public final class ResilientHttpClient {
   }
 
   private Resumption resumption() {
-    return new Resumption(runtime, Operation::newWaiter, this::verifyResumeToken);
+    return new Resumption(runtime, Operation::awaiting, this::verifyResumeToken);
   }
 
   /**

@@ -1,7 +1,6 @@
 package io.github.resilienthttp.internal.async;
 
 import static io.github.resilienthttp.internal.util.Floors.MIN_ATTEMPT_NANOS;
-import static io.github.resilienthttp.internal.util.Floors.unwrap;
 
 import io.github.resilienthttp.AsyncOperationDeadlineExceededException;
 import io.github.resilienthttp.AsyncOperationFailedException;
@@ -22,17 +21,15 @@ import io.github.resilienthttp.ResumeToken;
 import io.github.resilienthttp.RetryAfter;
 import io.github.resilienthttp.TimeSource;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
+import io.github.resilienthttp.internal.engine.Execution;
 import io.github.resilienthttp.internal.engine.KeyDecision;
-import io.github.resilienthttp.internal.engine.OperationFuture;
+import io.github.resilienthttp.internal.engine.Run;
+import io.github.resilienthttp.internal.engine.Step;
+import io.github.resilienthttp.internal.engine.Steps;
 import io.github.resilienthttp.internal.okhttp.OriginGuard;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import okhttp3.HttpUrl;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -40,294 +37,181 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Waits for one asynchronous operation: submits it (or resumes from a token), then polls its status
- * resource until the {@link io.github.resilienthttp.StatusContract} reads a terminal state, under
- * one deadline, and fetches the result. Each poll and the result fetch are GET {@link Operation}s
- * of their own (classified, retried on transient failure, bounded by the budget, the breaker and
- * the bulkhead), whose deadline is the time left and whose first attempt is an
- * {@link AttemptKind#POLL}; they carry the submit's key for correlation in listeners but never send
- * it. The submit is never re-sent once accepted.
+ * The 202 wait as steps ({@link Steps}): the submit (the run's own attempts), or a resume from a
+ * token; then polls of the status resource until the {@link io.github.resilienthttp.StatusContract}
+ * reads a terminal state; then the result fetch. Written once: a {@link Run} drives it blocking
+ * ({@code awaitCompletion}, {@code resume}) or without a thread ({@code awaitCompletionAsync},
+ * {@code resumeAsync}), under the run's one deadline and one cancel signal. Each poll and the result
+ * fetch are GET {@link Operation}s of their own (classified, retried on transient failure, bounded
+ * by the budget, the breaker and the bulkhead), whose deadline is the time left and whose first
+ * attempt is an {@link AttemptKind#POLL}; they carry the submit's key for correlation in listeners
+ * but never send it. The submit is never re-sent once accepted.
  *
- * <p>One waiter per wait; {@link #cancel()} is thread-safe. Not API.
+ * <p>One machine per wait, driven by one run (one step at a time). Not API.
  */
-public final class PollLoop {
+public final class PollLoop implements Steps {
   private static final Logger log = LoggerFactory.getLogger(PollLoop.class);
+
+  private enum Stage { SUBMIT, WAIT, POLL, FETCH }
 
   private final ClientRuntime runtime;
   private final AsyncOperationPolicy policy;
   private final TimeSource time;
-  private final CompletableFuture<Void> cancelSignal = new CompletableFuture<>();
-  private long deadlineNanos;
+  private final Run run;
+  /** The submit, or {@code null} for a resumed wait. */
+  private final Request submit;
+  /** The submit's running state until it ended (then dropped: the wait keeps none of it). */
+  private Execution submitted;
+  private Instant keyCreatedAt;
   private OperationInfo info;
   private ResumeToken token;
   /** How polls and the result fetch are built: the origin rule and the carried headers. */
   private FollowUpCalls followUps;
+  private Stage stage = Stage.SUBMIT;
   private int polls;
-  private volatile int attempts;
-  private volatile boolean canceled;
-  private volatile Operation current;
-  private volatile ScheduledFuture<?> scheduled;
+  private int attempts;
+  /** The poll or fetch in flight; dropped once it answered, so a wait keeps nothing of it. */
+  private Operation sent;
 
-  /**
-   * A wait of {@code runtime}'s client.
-   *
-   * @param runtime the client's runtime
-   * @param policy how to wait
-   */
-  public PollLoop(ClientRuntime runtime, AsyncOperationPolicy policy) {
+  private PollLoop(ClientRuntime runtime, AsyncOperationPolicy policy, Run run, Request submit,
+      Execution submitted, Instant keyCreatedAt, ResumeToken token) {
     this.runtime = runtime;
     this.policy = policy;
     this.time = runtime.timeSource();
+    this.run = run;
+    this.submit = submit;
+    this.submitted = submitted;
+    this.keyCreatedAt = keyCreatedAt;
+    this.token = token;
+  }
+
+  /**
+   * The wait of an operation that submits {@code submit} with {@code run}'s own attempts.
+   *
+   * @param runtime the client's runtime
+   * @param policy how to wait
+   * @param run the run that owns the wait (its attempts are the submit)
+   * @param submit the submitted request, as given
+   * @param op the submit's running state (the run's attempts)
+   * @param keyCreatedAt when the submit's key was made (for the resume token)
+   * @return the steps
+   */
+  public static PollLoop submit(ClientRuntime runtime, AsyncOperationPolicy policy, Run run,
+      Request submit, Execution op, Instant keyCreatedAt) {
+    return new PollLoop(runtime, policy, run, submit, op, keyCreatedAt, null);
+  }
+
+  /**
+   * The wait of an accepted operation, resumed from its token: a run of its own.
+   *
+   * @param runtime the client's runtime
+   * @param policy how to wait
+   * @param resumed the (verified) token of an accepted operation
+   * @return the run, started, to {@link Run#execute()} or {@link Run#executeAsync()}
+   */
+  public static Run resume(ClientRuntime runtime, AsyncOperationPolicy policy,
+      ResumeToken resumed) {
+    Run run = new Run(runtime);
+    run.start(policy.deadline().orElse(runtime.retryPolicy().deadline()),
+        new PollLoop(runtime, policy, run, null, null, null, resumed));
+    return run;
   }
 
   /** What comes after a poll: wait and poll again, fetch the result, or return a response. */
   private record Next(Duration delay, boolean fromRetryAfter, HttpUrl fetch, Response done) {}
 
-  // ---------------------------------------------------------------- blocking
-
-  /**
-   * Submits {@code submit} and, on {@code 202}, waits for it, blocking.
-   *
-   * @param submit the operation, not yet run
-   * @param submitDeadline its own deadline, or {@code null} for the retry policy's
-   * @param keyCreatedAt when its key was made, or {@code null} for now
-   * @return the final result
-   * @throws IOException as {@link Operation#awaitCompletion(AsyncOperationPolicy)}
-   */
-  public Response submitAndWait(Operation submit, Duration submitDeadline, Instant keyCreatedAt)
-      throws IOException {
-    startClock(submitDeadline);
-    submit.deadline(Duration.ofNanos(Math.max(MIN_ATTEMPT_NANOS, remainingNanos())));
-    Instant created = keyCreatedAt != null ? keyCreatedAt : time.now();
-    followUps = followUpsOf(submit.request().url(), submit.request());
-    current = submit;
-    Response r = submit.execute();
-    attempts += submit.attempts();
-    token = runtime.signed(ResumeToken.forSubmit(submit.request().method(), submit.request().url(),
-        submit.idempotencyKey(), submit.idempotencyKeySent(), created));
-    info = infoOf(submit.request(), token);
-    if (r.code() != 202) {
-      return r; // finished at once (or failed for good): nothing to wait for
+  @Override
+  public Step start() throws IOException {
+    if (submit != null) {
+      followUps = followUpsOf(submit.url(), submit);
+      return Step.ATTEMPTS;
     }
-    Duration first = accept(r);
-    return pollLoop(first, retryAfterOf(r, first));
-  }
-
-  /**
-   * Resumes the wait of {@code resumed}, blocking.
-   *
-   * @param resumed the token of an accepted operation
-   * @return the final result
-   * @throws IOException as {@link Operation#awaitCompletion(AsyncOperationPolicy)}
-   */
-  public Response resumeWait(ResumeToken resumed) throws IOException {
-    startClock(null);
-    token = resumed;
-    followUps = followUpsOf(resumed.url(), null);
-    info = infoOf(null, resumed);
-    checkOrigin(resumed.statusUrl().orElseThrow(), resumed.url());
+    followUps = followUpsOf(token.url(), null);
+    info = infoOf(null, token);
+    checkOrigin(token.statusUrl().orElseThrow(), token.url());
     runtime.listeners().send("asyncOperationAccepted", l -> l.asyncOperationAccepted(info, token));
     // A restarted process wants the status now: the first poll of a resume does not wait.
-    return pollLoop(Duration.ZERO, false);
+    return pollAfter(Duration.ZERO, false);
   }
 
-  private Response pollLoop(Duration firstDelay, boolean fromRetryAfter) throws IOException {
-    Duration delay = firstDelay;
-    boolean serverDelay = fromRetryAfter;
-    while (true) {
-      beforePoll(delay, serverDelay);
-      try {
-        time.sleep(delay, cancelSignal);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AsyncOperationInterruptedException(token, attempts, e);
-      }
-      checkCanceled();
-      Next next = afterPoll(get(token.statusUrl().orElseThrow()));
-      if (next.done() != null) {
-        return next.done();
-      } else if (next.fetch() != null) {
-        checkDeadline(Duration.ZERO);
-        return get(next.fetch());
-      }
-      delay = next.delay();
-      serverDelay = next.fromRetryAfter();
-    }
-  }
-
-  /** One GET operation for a poll or the result fetch, with the time left as its deadline. */
-  private Response get(HttpUrl url) throws IOException {
-    Operation op = pollOperation(url);
-    try {
-      return op.execute();
-    } catch (IOException e) {
-      throw wrap(e, -1);
-    } finally {
-      attempts += op.attempts();
-    }
-  }
-
-  // ---------------------------------------------------------------- non-blocking
-
-  /**
-   * The future of an async wait: completing it from outside (cancel, {@code orTimeout},
-   * {@code complete}, ...) stops polling; the wait completes it with the {@code ...FromOperation}
-   * methods.
-   */
-  private OperationFuture newResult() {
-    return new OperationFuture(this::cancel);
-  }
-
-  /**
-   * Submits {@code submit} and, on {@code 202}, waits for it without holding a thread.
-   *
-   * @param submit the operation, not yet run
-   * @param submitDeadline its own deadline, or {@code null} for the retry policy's
-   * @param keyCreatedAt when its key was made, or {@code null} for now
-   * @return the future of the final result; completing it from outside stops the wait
-   */
-  public CompletableFuture<Response> submitAndWaitAsync(Operation submit, Duration submitDeadline,
-      Instant keyCreatedAt) {
-    OperationFuture result = newResult();
-    startClock(submitDeadline);
-    submit.deadline(Duration.ofNanos(Math.max(MIN_ATTEMPT_NANOS, remainingNanos())));
-    Instant created = keyCreatedAt != null ? keyCreatedAt : time.now();
-    followUps = followUpsOf(submit.request().url(), submit.request());
-    current = submit;
-    submit.executeAsync().whenComplete((r, e) -> {
-      attempts += submit.attempts();
-      token = runtime.signed(ResumeToken.forSubmit(submit.request().method(), submit.request().url(),
-          submit.idempotencyKey(), submit.idempotencyKeySent(), created));
-      info = infoOf(submit.request(), token);
-      if (e != null) {
-        result.failFromOperation(unwrap(e));
-        return;
-      }
-      if (r.code() != 202) {
-        complete(result, r);
-        return;
-      }
-      try {
+  @Override
+  public Step answered(Response r) throws IOException {
+    switch (stage) {
+      case SUBMIT: {
+        submitted();
+        if (r.code() != 202) {
+          return new Step.Done(r); // finished at once (or failed for good): nothing to wait for
+        }
         Duration first = accept(r);
-        schedulePoll(result, first, retryAfterOf(r, first));
-      } catch (Throwable t) {
-        result.failFromOperation(t);
+        return pollAfter(first, retryAfterOf(r, first));
       }
-    });
-    return result;
-  }
-
-  /**
-   * Resumes the wait of {@code resumed} without holding a thread.
-   *
-   * @param resumed the token of an accepted operation
-   * @return the future of the final result; completing it from outside stops the wait
-   */
-  public CompletableFuture<Response> resumeWaitAsync(ResumeToken resumed) {
-    OperationFuture result = newResult();
-    startClock(null);
-    token = resumed;
-    followUps = followUpsOf(resumed.url(), null);
-    info = infoOf(null, resumed);
-    runtime.listeners().send("asyncOperationAccepted", l -> l.asyncOperationAccepted(info, token));
-    try {
-      checkOrigin(resumed.statusUrl().orElseThrow(), resumed.url());
-      schedulePoll(result, Duration.ZERO, false);
-    } catch (Throwable t) {
-      result.failFromOperation(t);
+      case POLL: {
+        counted();
+        Next next = afterPoll(r);
+        if (next.done() != null) {
+          return new Step.Done(next.done());
+        } else if (next.fetch() != null) {
+          checkDeadline(Duration.ZERO);
+          stage = Stage.FETCH;
+          return get(next.fetch());
+        }
+        return pollAfter(next.delay(), next.fromRetryAfter());
+      }
+      default:
+        counted();
+        return new Step.Done(r);
     }
-    return result;
   }
 
-  private void schedulePoll(OperationFuture result, Duration delay,
-      boolean fromRetryAfter) throws IOException {
+  @Override
+  public Step failed(IOException e) throws IOException {
+    if (stage == Stage.SUBMIT) {
+      submitted();
+      throw e;
+    }
+    counted();
+    throw wrap(e, -1);
+  }
+
+  @Override
+  public Step waited() throws IOException {
+    checkCanceled();
+    stage = Stage.POLL;
+    return get(token.statusUrl().orElseThrow());
+  }
+
+  @Override
+  public IOException waitStopped(Exception cause) {
+    return new AsyncOperationInterruptedException(token, attempts, cause);
+  }
+
+  @Override
+  public IOException canceled() {
+    return canceledFailure();
+  }
+
+  /** The submit ended: its attempts counted, its resume token made. */
+  private void submitted() {
+    Execution op = submitted;
+    attempts += op.attempts();
+    token = runtime.signed(ResumeToken.forSubmit(submit.method(), submit.url(), op.key(),
+        op.spec().keySent(), keyCreatedAt));
+    info = infoOf(submit, token);
+    submitted = null;
+    keyCreatedAt = null;
+  }
+
+  /** The poll or fetch in flight ended: its attempts counted. */
+  private void counted() {
+    attempts += sent.attempts();
+    sent = null;
+  }
+
+  /** The wait before the next poll. */
+  private Step pollAfter(Duration delay, boolean fromRetryAfter) throws IOException {
     beforePoll(delay, fromRetryAfter);
-    scheduled = runtime.scheduler().schedule(() -> startPoll(result), delay.toNanos(),
-        TimeUnit.NANOSECONDS);
-    if (canceled) {
-      scheduled.cancel(false);
-    }
-  }
-
-  private void startPoll(OperationFuture result) {
-    try {
-      checkCanceled();
-      getAsync(token.statusUrl().orElseThrow()).whenComplete((pr, e) -> {
-        if (e != null) {
-          result.failFromOperation(e);
-          return;
-        }
-        try {
-          Next next = afterPoll(pr);
-          if (next.done() != null) {
-            complete(result, next.done());
-          } else if (next.fetch() != null) {
-            checkDeadline(Duration.ZERO);
-            getAsync(next.fetch()).whenComplete((fr, fe) -> {
-              if (fe != null) {
-                result.failFromOperation(fe);
-              } else {
-                complete(result, fr);
-              }
-            });
-          } else {
-            schedulePoll(result, next.delay(), next.fromRetryAfter());
-          }
-        } catch (Throwable t) {
-          result.failFromOperation(t);
-        }
-      });
-    } catch (Throwable t) {
-      result.failFromOperation(t);
-    }
-  }
-
-  private CompletableFuture<Response> getAsync(HttpUrl url) throws IOException {
-    Operation op = pollOperation(url);
-    return op.executeAsync().handle((r, e) -> {
-      attempts += op.attempts();
-      if (e != null) {
-        Throwable cause = unwrap(e);
-        throw new CompletionException(cause instanceof IOException io ? wrap(io, -1) : cause);
-      }
-      return r;
-    }).exceptionallyCompose(e -> CompletableFuture.failedFuture(unwrap(e)));
-  }
-
-  /** Completes {@code result}, closing {@code r} when the wait was cancelled meanwhile. */
-  private static void complete(OperationFuture result, Response r) {
-    if (!result.completeFromOperation(r)) {
-      r.close();
-    }
-  }
-
-  // ---------------------------------------------------------------- shared steps
-
-  /** Stops polling: no poll starts after this, and the one in flight is cancelled. */
-  public void cancel() {
-    if (canceled) {
-      return; // once: the submit's own cancel() calls back here
-    }
-    canceled = true;
-    cancelSignal.complete(null);
-    Operation op = current;
-    if (op != null) {
-      op.cancel();
-    }
-    Future<?> f = scheduled;
-    if (f != null) {
-      f.cancel(false);
-    }
-  }
-
-  private void startClock(Duration operationDeadline) {
-    Duration d = policy.deadline().orElse(
-        operationDeadline != null ? operationDeadline : runtime.retryPolicy().deadline());
-    deadlineNanos = time.nanoTime() + d.toNanos();
-  }
-
-  private long remainingNanos() {
-    return deadlineNanos - time.nanoTime();
+    stage = Stage.WAIT;
+    return new Step.Wait(delay);
   }
 
   private static OperationInfo infoOf(Request submit, ResumeToken token) {
@@ -411,7 +295,7 @@ public final class PollLoop {
     try {
       return poll.peekBody(policy.maxStatusBodyBytes()).string();
     } catch (IOException e) {
-      if (remainingNanos() < MIN_ATTEMPT_NANOS) {
+      if (run.remainingNanos() < MIN_ATTEMPT_NANOS) {
         throw new AsyncOperationDeadlineExceededException("deadline passed while reading a poll",
             token, attempts, e);
       }
@@ -422,7 +306,8 @@ public final class PollLoop {
   /**
    * {@code t} with the cancel URL this answer gives, if any. Its origin is checked when it is used
    * ({@link io.github.resilienthttp.ResilientHttpClient#cancelOnServer}), not here: a cancel link
-   * elsewhere must not fail the wait.
+   * elsewhere must not fail the
+   * wait.
    */
   private ResumeToken withCancelUrl(ResumeToken t, Response r, String body) {
     HttpUrl cancel = policy.cancelLocator().locate(r, body);
@@ -492,7 +377,7 @@ public final class PollLoop {
 
   /** Fails now, rather than sleeping into the deadline, when the next poll would start after it. */
   private void checkDeadline(Duration delay) throws IOException {
-    if (remainingNanos() - delay.toNanos() < MIN_ATTEMPT_NANOS) {
+    if (run.remainingNanos() - delay.toNanos() < MIN_ATTEMPT_NANOS) {
       throw new AsyncOperationDeadlineExceededException(delay.isZero()
           ? "deadline passed while waiting for the asynchronous operation"
           : "the next poll (in " + delay + ") could only start after the deadline", token,
@@ -501,28 +386,28 @@ public final class PollLoop {
   }
 
   private void checkCanceled() throws IOException {
-    if (canceled) {
-      throw new PollFailedException("wait canceled (the server's job is not: cancelOnServer(token)"
-          + " when the server gave a cancel URL)", token, attempts,
-          "canceled", -1, null);
+    if (run.isCanceled()) {
+      throw canceledFailure();
     }
   }
 
-  private Operation pollOperation(HttpUrl url) throws IOException {
-    long remaining = remainingNanos();
+  private PollFailedException canceledFailure() {
+    return new PollFailedException("wait canceled (the server's job is not: cancelOnServer(token)"
+        + " when the server gave a cancel URL)", token, attempts, "canceled", -1, null);
+  }
+
+  /** One GET operation for a poll or the result fetch, with the time left as its deadline. */
+  private Step get(HttpUrl url) throws IOException {
+    long remaining = run.remainingNanos();
     if (remaining < MIN_ATTEMPT_NANOS) {
       checkDeadline(Duration.ZERO);
     }
     Request get = followUps.request(new Request.Builder().url(url).get());
-    Operation op = runtime.newOperation(get, AttemptKind.POLL)
+    sent = runtime.newOperation(get, AttemptKind.POLL)
         .idempotencyKey(token.idempotencyKey())
         .sendIdempotencyKey(false)
         .deadline(Duration.ofNanos(Math.max(MIN_ATTEMPT_NANOS, remaining)));
-    current = op;
-    if (canceled) {
-      op.cancel();
-    }
-    return op;
+    return new Step.Send(sent);
   }
 
   /** A poll's failure as the wait's: typed, with the resume token. */
@@ -539,7 +424,7 @@ public final class PollLoop {
     if (OriginGuard.refused(e)) {
       reason = OriginGuard.REASON; // whatever a custom classifier called it
     }
-    if (canceled) {
+    if (run.isCanceled()) {
       reason = "canceled";
     }
     return new PollFailedException("poll failed: " + e.getMessage(), token, attempts, reason,

@@ -9,10 +9,11 @@ import io.github.resilienthttp.PollFailedException;
 import io.github.resilienthttp.ResumeToken;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
 import io.github.resilienthttp.internal.engine.KeyDecision;
+import io.github.resilienthttp.internal.engine.Run;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
 import okhttp3.HttpUrl;
 import okhttp3.Request;
@@ -26,77 +27,85 @@ import okhttp3.Response;
  * {@code resumeAsync} and {@code cancelOnServer}. Not API.
  */
 public final class Resumption {
+  /** The 202 wait of an operation, started as the re-submission of a token's intent. */
+  @FunctionalInterface
+  public interface Waits {
+    /**
+     * The run of {@code op} with the 202 wait ({@code Operation.awaitCompletion}), started.
+     *
+     * @param op the re-submission, not yet run
+     * @param policy how to wait
+     * @param keyCreatedAt when the key was made (the token's)
+     * @return the run, to execute blocking or not
+     */
+    Run of(Operation op, AsyncOperationPolicy policy, Instant keyCreatedAt);
+  }
+
   private final ClientRuntime runtime;
-  private final BiFunction<Operation, AsyncOperationPolicy, PollLoop> waiters;
+  private final Waits waits;
   private final UnaryOperator<ResumeToken> verifier;
 
   /**
    * The resumption of {@code runtime}'s client.
    *
    * @param runtime the client's runtime
-   * @param waiters the wait of an operation, registered with it so that its cancel stops the wait
+   * @param waits the wait of a re-submitted operation
    * @param verifier the client's check of a token's signature (throws
    *     {@link InvalidResumeTokenException}), applied before any token is acted on
    */
-  public Resumption(ClientRuntime runtime,
-      BiFunction<Operation, AsyncOperationPolicy, PollLoop> waiters,
-      UnaryOperator<ResumeToken> verifier) {
+  public Resumption(ClientRuntime runtime, Waits waits, UnaryOperator<ResumeToken> verifier) {
     this.runtime = runtime;
-    this.waiters = waiters;
+    this.waits = waits;
     this.verifier = verifier;
   }
 
-  /** See {@code ResilientHttpClient.resume(token, policy)}. */
-  public Response resume(ResumeToken token, AsyncOperationPolicy policy) throws IOException {
-    checkAccepted(token);
-    token = verify(token);
-    PollLoop.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
-    return new PollLoop(runtime, policy).resumeWait(token);
-  }
-
-  /** See {@code ResilientHttpClient.resume(token, request, policy)}. */
-  public Response resume(ResumeToken token, Request request, AsyncOperationPolicy policy)
-      throws IOException {
-    if (token.isAccepted()) {
-      return resume(token, policy);
+  /**
+   * See {@code ResilientHttpClient.resume(token, policy)} and {@code resume(token, request,
+   * policy)}: the run of the wait (or of the re-submission and its wait), started.
+   *
+   * @param token the token
+   * @param request the token's submit, for a token that was not accepted; {@code null} for an
+   *     accepted one
+   * @param policy how to wait
+   * @return the run, to execute blocking or not
+   * @throws IllegalArgumentException when the token was not accepted and no request is given, or
+   *     re-submitting it is not safe, or the request is not the token's
+   * @throws InvalidResumeTokenException when the client may not act on the token
+   * @throws KeyRetentionExceededException when the key is past the retention and the policy
+   *     refuses late resumes
+   */
+  public Run resumption(ResumeToken token, Request request, AsyncOperationPolicy policy)
+      throws KeyRetentionExceededException {
+    Objects.requireNonNull(token, "token");
+    if (request == null || token.isAccepted()) {
+      checkAccepted(token);
+      token = verify(token);
+      PollLoop.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
+      return PollLoop.resume(runtime, policy, token);
     }
     token = verify(token);
     Operation op = resubmission(token, request);
     PollLoop.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
-    return waiters.apply(op, policy).submitAndWait(op, null, token.keyCreatedAt());
+    return waits.of(op, policy, token.keyCreatedAt());
   }
 
-  /** See {@code ResilientHttpClient.resumeAsync(token, policy)}. */
-  public CompletableFuture<Response> resumeAsync(ResumeToken token, AsyncOperationPolicy policy) {
-    checkAccepted(token);
+  /**
+   * {@link #resumption} without holding a thread: its refusals of the token complete the future.
+   *
+   * @return the future of the final result
+   */
+  public CompletableFuture<Response> resumeAsync(ResumeToken token, Request request,
+      AsyncOperationPolicy policy) {
+    if (request == null || Objects.requireNonNull(token, "token").isAccepted()) {
+      checkAccepted(token); // a call that cannot be right throws, as the blocking form does
+    }
+    Run run;
     try {
-      token = verify(token);
-      PollLoop.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
+      run = resumption(token, request, policy);
     } catch (KeyRetentionExceededException | InvalidResumeTokenException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return new PollLoop(runtime, policy).resumeWaitAsync(token);
-  }
-
-  /** See {@code ResilientHttpClient.resumeAsync(token, request, policy)}. */
-  public CompletableFuture<Response> resumeAsync(ResumeToken token, Request request,
-      AsyncOperationPolicy policy) {
-    if (token.isAccepted()) {
-      return resumeAsync(token, policy);
-    }
-    Operation op;
-    try {
-      token = verify(token);
-      op = resubmission(token, request);
-    } catch (InvalidResumeTokenException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    try {
-      PollLoop.checkKeyAge(runtime, Objects.requireNonNull(policy, "policy"), token);
-    } catch (KeyRetentionExceededException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    return waiters.apply(op, policy).submitAndWaitAsync(op, null, token.keyCreatedAt());
+    return run.executeAsync();
   }
 
   /**

@@ -1,40 +1,85 @@
 package io.github.resilienthttp.internal.engine;
 
 import io.github.resilienthttp.HedgingPolicy;
+import io.github.resilienthttp.Operation;
 import io.github.resilienthttp.OperationInterruptedException;
 import io.github.resilienthttp.ResilientHttpException;
+import io.github.resilienthttp.internal.util.Floors;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import okhttp3.Call;
 import okhttp3.Request;
 import okhttp3.Response;
 
 /**
- * One run of an operation's attempts: picks the driver (blocking, async or hedging) and is the one
- * target of a cancel for them. The request is stamped with the key once, before the first attempt,
- * so every attempt carries the same key. Not API.
+ * The one owner of an operation while it runs: its own attempts (picking the blocking, async or
+ * hedging driver), the feature steps above them ({@link Steps}: the 202 wait, the outcome query),
+ * the outbox exit, ONE deadline and ONE cancel signal for all of them. {@link #cancel()} is the one
+ * cancel target: it forwards to whatever runs now (the attempts' call or driver, a poll, a query, a
+ * re-send, a scheduled wait). The same steps run under two small drivers: {@link #execute()} on the
+ * caller's thread, sleeping through the client's {@code TimeSource}; {@link #executeAsync()}
+ * without holding a thread (operations through {@code executeAsync()}, waits on the client's
+ * scheduler).
+ *
+ * <p>A run is made before it starts (a cancel may come first: the run then starts cancelled), and
+ * {@linkplain #start started} once. Its outcome is a compare-and-set: running, then cancelled or
+ * returned, whichever comes first; a cancel after the final response was handed over does nothing.
+ * Thread-safe. Not API.
  */
 public final class Run {
-  private final Execution op;
-  private final Request stamped;
-  private final HedgingPolicy hedging;
-  private volatile Call blockingCall;
-  private volatile AsyncDriver async;
-  private volatile HedgingDriver hedged;
+  private static final int RUNNING = 0;
+  private static final int CANCELED = 1;
+  private static final int RETURNED = 2;
+  private static final VarHandle STATE;
+
+  static {
+    try {
+      STATE = MethodHandles.lookup().findVarHandle(Run.class, "state", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private final ClientRuntime runtime;
+  private volatile int state;
+  private volatile boolean started;
+  /**
+   * What runs now: the attempts' {@link Call}, {@link AsyncDriver} or {@link HedgingDriver}, a
+   * step's {@link Operation}, a non-blocking run waiting on the scheduler ({@link Chain}), or the
+   * future a blocking wait sleeps on. Replaced by each step, so a finished
+   * step's state is not kept while the run waits.
+   */
+  private volatile Object current;
+  /** The run's own attempts, or {@code null} for a wait resumed from a token. */
+  private volatile Execution op;
+  /** The future {@link #executeAsync()} returned for a run with steps: a cancel completes it. */
+  private volatile OperationFuture future;
+  // Written by start(), before the volatile write of `started`; read by the driver after it.
+  private Request stamped;
+  private HedgingPolicy hedging;
+  private Steps steps;
+  private Steps inner;
+  private UnaryOperator<IOException> exit;
+  private long deadlineNanos;
 
   /**
-   * A run of {@code op}'s attempts for {@code request}.
+   * A run of {@code runtime}'s client, not started.
    *
-   * @param op the operation's running state
-   * @param request the request as given (stamped here)
-   * @param hedging the hedging that applies, or {@code null} (see {@link #hedges})
+   * @param runtime the client's runtime
    */
-  public Run(Execution op, Request request, HedgingPolicy hedging) {
-    this.op = op;
-    this.stamped = op.stamp(request);
-    this.hedging = hedging;
+  public Run(ClientRuntime runtime) {
+    this.runtime = runtime;
   }
 
   /**
@@ -48,22 +93,204 @@ public final class Run {
         && !RetryLoop.sentOnce(request, op.spec().retryPolicy());
   }
 
-  /** Runs to the end on the calling thread; see {@code Operation.execute()}. */
-  public Response execute() throws IOException {
-    if (hedging != null) {
-      return awaitHedged();
+  /**
+   * Starts the run of an operation's attempts, under {@code op}'s deadline.
+   *
+   * @param op the operation's running state
+   * @param request the request as given (stamped with the key here, once, so every attempt carries
+   *     the same key)
+   * @param hedging the hedging that applies, or {@code null} (see {@link #hedges})
+   * @param steps the feature around the attempts (the 202 wait), or {@code null}
+   * @param query the outcome query that settles the attempts' unknown outcome, or {@code null}
+   * @param exit what a failure of the whole run becomes (the outbox exit), or {@code null}
+   * @throws IllegalStateException when already started
+   */
+  public void start(Execution op, Request request, HedgingPolicy hedging, Steps steps, Steps query,
+      UnaryOperator<IOException> exit) {
+    this.stamped = op.stamp(request);
+    this.hedging = hedging;
+    this.steps = steps != null ? steps : query != null ? query
+        : exit != null ? new AttemptsOnly(op) : null;
+    this.inner = steps != null ? query : null;
+    this.exit = exit;
+    this.deadlineNanos = op.spec().deadlineNanos();
+    markStarted();
+    this.op = op;
+    // cancel() sets the state, then reads op; this publishes op, then reads the state: one of the
+    // two always sees the other, so no attempt starts after cancel() returned.
+    if (isCanceled()) {
+      op.cancel();
     }
-    RetryLoop loop = new RetryLoop(op, stamped);
+  }
+
+  /**
+   * Starts a run of {@code steps} alone (a wait resumed from a token), under {@code deadline}.
+   *
+   * @param deadline the run's deadline, from now
+   * @param steps the steps; their {@link Step#ATTEMPTS} is not allowed
+   * @throws IllegalStateException when already started
+   */
+  public void start(Duration deadline, Steps steps) {
+    this.steps = steps;
+    this.deadlineNanos = runtime.timeSource().nanoTime() + deadline.toNanos();
+    markStarted();
+  }
+
+  private synchronized void markStarted() {
+    if (started) {
+      throw new IllegalStateException("a run starts once");
+    }
+    started = true;
+  }
+
+  /**
+   * Whether the run was started.
+   *
+   * @return whether {@link #start} was called
+   */
+  public boolean isStarted() {
+    return started;
+  }
+
+  /**
+   * Whether the run was cancelled (before its response was handed over).
+   *
+   * @return whether the run was cancelled
+   */
+  public boolean isCanceled() {
+    return state == CANCELED;
+  }
+
+  /**
+   * The time left before the run's one deadline, in the client's {@code TimeSource}; negative once
+   * it passed.
+   *
+   * @return nanoseconds left
+   */
+  public long remainingNanos() {
+    return deadlineNanos - runtime.timeSource().nanoTime();
+  }
+
+  /**
+   * Cancels the run, unless its response was returned: the attempts' call in flight, a scheduled
+   * retry, a bulkhead wait, every hedged copy, and the step that runs now (a poll, a query, a
+   * re-send, a wait). A run not started yet starts cancelled. Once; thread-safe.
+   */
+  public void cancel() {
+    if (!STATE.compareAndSet(this, RUNNING, CANCELED)) {
+      return; // returned (the caller may be reading the body), or cancelled before
+    }
+    OperationFuture f = future;
+    if (f != null) {
+      f.cancelFromOperation();
+    }
+    Execution e = op;
+    boolean attemptsCanceled = e != null && e.cancel();
+    Object c = current;
+    if (c instanceof Operation step) {
+      step.cancel();
+    } else if (c instanceof Chain wait) {
+      wait.cutShort();
+    } else if (c instanceof CompletableFuture<?> blockingWait) {
+      blockingWait.complete(null);
+    } else if (attemptsCanceled) {
+      // The attempts' own parts, only while their response is not returned.
+      if (c instanceof Call call) {
+        call.cancel();
+      } else if (c instanceof AsyncDriver a) {
+        a.cancel();
+      } else if (c instanceof HedgingDriver h) {
+        h.cancel();
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- the blocking driver
+
+  /**
+   * Runs to the end on the calling thread; see {@code Operation.execute()}.
+   *
+   * @return the final response, which the caller must close
+   * @throws IOException the run's failure (after the outbox exit, if any)
+   */
+  public Response execute() throws IOException {
+    Steps s = steps;
+    if (s == null) {
+      return attempts();
+    }
+    Response r;
+    try {
+      r = drive(s, inner);
+      if (!STATE.compareAndSet(this, RUNNING, RETURNED)) {
+        r.close(); // cancelled just before it was handed over
+        throw s.canceled();
+      }
+    } catch (IOException e) {
+      throw exit == null ? e : exit.apply(e);
+    }
+    return r;
+  }
+
+  private Response drive(Steps m, Steps in) throws IOException {
+    Step step = m.start();
+    while (true) {
+      if (step instanceof Step.Done done) {
+        return done.response();
+      }
+      if (step instanceof Step.Wait wait) {
+        // cancel() completes it: the wait ends at once, and the machine sees the cancel.
+        CompletableFuture<Void> woken = new CompletableFuture<>();
+        current = woken;
+        if (isCanceled()) {
+          woken.complete(null); // cancel() read current before it was this wait
+        }
+        try {
+          runtime.timeSource().sleep(wait.delay(), woken);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw m.waitStopped(e);
+        }
+        step = m.waited();
+        continue;
+      }
+      Response r;
+      try {
+        if (step instanceof Step.Send send) {
+          r = track(send.operation()).execute();
+        } else if (in != null) {
+          r = drive(in, null);
+        } else {
+          try {
+            r = attempts();
+          } finally {
+            attemptsEnded();
+          }
+        }
+      } catch (IOException e) {
+        step = m.failed(e);
+        continue;
+      }
+      step = m.answered(r);
+    }
+  }
+
+  /** The attempts, blocking: the retry loop's blocking driver, or a hedged run awaited. */
+  private Response attempts() throws IOException {
+    Execution e = op;
+    if (hedging != null) {
+      return awaitHedged(e);
+    }
+    RetryLoop loop = new RetryLoop(e, stamped);
     return BlockingDriver.run(loop, new BlockingDriver.Attempts() {
       private Call last;
 
       @Override
       public Response send(Attempt attempt, Request request) throws IOException {
         // Each attempt is its own OkHttp call, carrying the attempt as a call tag.
-        Call call = op.newAttemptCall(attempt, request);
+        Call call = e.newAttemptCall(attempt, request);
         last = call;
-        blockingCall = call;
-        if (op.isCanceled()) {
+        current = call;
+        if (e.isCanceled()) {
           call.cancel();
         }
         return call.execute();
@@ -76,58 +303,23 @@ public final class Run {
     });
   }
 
-  /** Runs without holding a thread; see {@code Operation.executeAsync()}. */
-  public CompletableFuture<Response> executeAsync() {
-    if (hedging != null) {
-      HedgingDriver h = new HedgingDriver(op, stamped, hedging);
-      hedged = h;
-      return h.start();
-    }
-    AsyncDriver a = new AsyncDriver(op, stamped);
-    async = a;
-    return a.start();
-  }
-
-  /**
-   * Cancels the run, unless its response was returned: the call in flight, a scheduled retry, a
-   * bulkhead wait, every hedged copy.
-   */
-  public void cancel() {
-    if (!op.cancel()) {
-      return; // its response was returned: the caller may be reading the body
-    }
-    Call call = blockingCall;
-    if (call != null) {
-      call.cancel();
-    }
-    AsyncDriver a = async;
-    if (a != null) {
-      a.cancel();
-    }
-    HedgingDriver h = hedged;
-    if (h != null) {
-      h.cancel();
-    }
-  }
-
   /** A blocking hedged run: the hedging driver runs on OkHttp's threads; this one waits. */
-  private Response awaitHedged() throws IOException {
-    HedgingDriver h = new HedgingDriver(op, stamped, hedging);
-    hedged = h;
-    CompletableFuture<Response> future = h.start();
+  private Response awaitHedged(Execution e) throws IOException {
+    HedgingDriver h = new HedgingDriver(e, stamped, hedging);
+    current = h;
+    CompletableFuture<Response> f = h.start();
     try {
-      return future.get();
-    } catch (InterruptedException e) {
+      return f.get();
+    } catch (InterruptedException ie) {
       Thread.currentThread().interrupt();
       h.cancel();
       // The copies in flight may have reached the server; a hedged operation is idempotent, so the
       // same key (or method) may be retried safely.
-      throw new OperationInterruptedException(op.key(), op.spec().keySent(), op.attempts(), null);
-    } catch (CancellationException e) {
-      throw new ResilientHttpException("operation canceled", op.key(), op.spec().keySent(),
-          op.attempts(), "canceled", null);
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
+      throw new OperationInterruptedException(e.key(), e.spec().keySent(), e.attempts(), null);
+    } catch (CancellationException ce) {
+      throw canceledFailure(e);
+    } catch (ExecutionException ee) {
+      Throwable cause = ee.getCause();
       if (cause instanceof IOException io) {
         throw io;
       } else if (cause instanceof RuntimeException re) {
@@ -136,6 +328,239 @@ public final class Run {
         throw err;
       }
       throw new IOException(cause);
+    }
+  }
+
+  private static ResilientHttpException canceledFailure(Execution e) {
+    return new ResilientHttpException("operation canceled", e.key(), e.spec().keySent(),
+        e.attempts(), "canceled", null);
+  }
+
+  // ---------------------------------------------------------------- the non-blocking driver
+
+  /**
+   * Runs without holding a thread; see {@code Operation.executeAsync()}. Completing the returned
+   * future from outside (cancel, {@code orTimeout}, ...) cancels the run.
+   *
+   * @return the future of the final response, which the caller must close
+   */
+  public CompletableFuture<Response> executeAsync() {
+    Steps s = steps;
+    if (s == null) {
+      return attemptsAsync();
+    }
+    OperationFuture result = new OperationFuture(this::cancel);
+    future = result;
+    if (isCanceled()) {
+      result.cancelFromOperation(); // cancel() came before the future was published
+    }
+    new Chain(s, inner, result, true).next(Runnable::run, s::start);
+    return result;
+  }
+
+  /** The attempts, without holding a thread: the async driver, or the hedging driver. */
+  private CompletableFuture<Response> attemptsAsync() {
+    Execution e = op;
+    if (hedging != null) {
+      HedgingDriver h = new HedgingDriver(e, stamped, hedging);
+      current = h;
+      return h.start();
+    }
+    AsyncDriver a = new AsyncDriver(e, stamped);
+    current = a;
+    return a.start();
+  }
+
+  /**
+   * The attempts of a run with steps ended: the run forgets them, so that a long wait keeps none of
+   * their state (the operation's handle keeps what its getters read).
+   */
+  private void attemptsEnded() {
+    op = null;
+    stamped = null;
+  }
+
+  private Operation track(Operation step) {
+    current = step;
+    if (isCanceled()) {
+      step.cancel(); // cancel() read current before it was this step
+    }
+    return step;
+  }
+
+  /** How a continuation gets its next step (from the machine; may throw the run's failure). */
+  @FunctionalInterface
+  private interface NextStep {
+    Step get() throws IOException;
+  }
+
+  /**
+   * One machine driven without a thread: the outermost one completes the run's future; an inner
+   * one (the outcome query under the 202 wait) completes a plain future its outer step waits on.
+   */
+  private final class Chain implements Runnable {
+    private final Steps machine;
+    private final Steps in;
+    private final CompletableFuture<Response> result;
+    private final boolean outer;
+    /** The scheduled wait, while the machine waits. */
+    private volatile ScheduledFuture<?> timer;
+
+    Chain(Steps machine, Steps in, CompletableFuture<Response> result, boolean outer) {
+      this.machine = machine;
+      this.in = in;
+      this.result = result;
+      this.outer = outer;
+    }
+
+    /**
+     * Asks for the next step and carries it out. What escapes (user code, or a bug) ends the run
+     * with it; a {@link VirtualMachineError} is passed on afterwards. {@code completion} runs the
+     * run's completion: OkHttp's dispatcher after a scheduled wait, so that dependent stages never
+     * run on the scheduler's thread.
+     */
+    void next(Executor completion, NextStep source) {
+      try {
+        carryOut(source.get(), completion);
+      } catch (IOException | RuntimeException | Error e) {
+        fail(e, completion);
+        if (e instanceof VirtualMachineError) {
+          throw (VirtualMachineError) e;
+        }
+      }
+    }
+
+    private void carryOut(Step step, Executor completion) throws IOException {
+      if (step instanceof Step.Done done) {
+        succeed(done.response(), completion);
+      } else if (step instanceof Step.Wait wait) {
+        try {
+          timer = runtime.scheduler().schedule(this, DurationMath.toNanos(wait.delay()),
+              TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+          throw machine.waitStopped(e);
+        }
+        current = this;
+        if (isCanceled()) {
+          cutShort(); // cancel() read current before it was this wait
+        }
+      } else {
+        CompletableFuture<Response> sent;
+        if (step instanceof Step.Send send) {
+          sent = track(send.operation()).executeAsync();
+        } else if (in != null) {
+          Chain query = new Chain(in, null, new CompletableFuture<>(), false);
+          query.next(Runnable::run, in::start);
+          sent = query.result;
+        } else {
+          sent = attemptsAsync();
+          sent.whenComplete((r, e) -> attemptsEnded());
+        }
+        sent.whenComplete((r, e) -> next(Runnable::run,
+            () -> e == null ? machine.answered(r) : failed(e)));
+      }
+    }
+
+    /** The wait is over: the machine's next step, completing (if it ends) on OkHttp's dispatcher. */
+    @Override
+    public void run() {
+      timer = null;
+      next(runtime.wrapped().dispatcher().executorService(), machine::waited);
+    }
+
+    /** Cuts the wait short: the timer will never run it, so the machine sees the cancel now. */
+    void cutShort() {
+      ScheduledFuture<?> t = timer;
+      if (t != null && t.cancel(false)) {
+        run();
+      }
+    }
+
+    private Step failed(Throwable e) throws IOException {
+      Throwable cause = Floors.unwrap(e);
+      if (cause instanceof IOException io) {
+        return machine.failed(io);
+      } else if (cause instanceof RuntimeException re) {
+        throw re; // a cancelled step's CancellationException, or user code's failure
+      } else if (cause instanceof Error err) {
+        throw err;
+      }
+      throw new CompletionException(cause);
+    }
+
+    private void succeed(Response response, Executor completion) {
+      if (!outer) {
+        if (!result.complete(response)) {
+          response.close();
+        }
+        return;
+      }
+      if (!STATE.compareAndSet(Run.this, RUNNING, RETURNED)) {
+        response.close(); // cancelled first: cancel() completed the future already
+        return;
+      }
+      completeOn(completion, () -> {
+        if (!((OperationFuture) result).completeFromOperation(response)) {
+          response.close();
+        }
+      });
+    }
+
+    private void fail(Throwable e, Executor completion) {
+      if (!outer) {
+        result.completeExceptionally(e);
+        return;
+      }
+      Throwable failure = exit != null && e instanceof IOException io ? exit.apply(io) : e;
+      completeOn(completion, () -> ((OperationFuture) result).failFromOperation(failure));
+    }
+  }
+
+  /** Completes on {@code executor}, or here when it refuses (a client being closed). */
+  private static void completeOn(Executor executor, Runnable completion) {
+    try {
+      executor.execute(completion);
+    } catch (RejectedExecutionException e) {
+      completion.run();
+    }
+  }
+
+  /** No feature but the outbox exit: the attempts, and their answer. */
+  private static final class AttemptsOnly implements Steps {
+    private final Execution op;
+
+    AttemptsOnly(Execution op) {
+      this.op = op;
+    }
+
+    @Override
+    public Step start() {
+      return Step.ATTEMPTS;
+    }
+
+    @Override
+    public Step answered(Response response) {
+      return new Step.Done(response);
+    }
+
+    @Override
+    public Step failed(IOException failure) throws IOException {
+      throw failure;
+    }
+
+    @Override
+    public Step waited() {
+      throw new IllegalStateException("no waits");
+    }
+
+    @Override
+    public IOException waitStopped(Exception cause) {
+      throw new IllegalStateException("no waits", cause);
+    }
+
+    @Override
+    public IOException canceled() {
+      return canceledFailure(op);
     }
   }
 }
