@@ -21,6 +21,7 @@ import io.github.resilienthttp.ResumableFailure;
 import io.github.resilienthttp.ResumeToken;
 import io.github.resilienthttp.RetryAfter;
 import io.github.resilienthttp.TimeSource;
+import io.github.resilienthttp.internal.engine.ClientLifecycle;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
 import io.github.resilienthttp.internal.engine.KeyDecision;
 import io.github.resilienthttp.internal.engine.OperationFuture;
@@ -52,7 +53,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>One waiter per wait; {@link #cancel()} is thread-safe. Not API.
  */
-public final class PollLoop {
+public final class PollLoop implements ClientLifecycle.Stoppable {
   private static final Logger log = LoggerFactory.getLogger(PollLoop.class);
 
   private final ClientRuntime runtime;
@@ -69,6 +70,10 @@ public final class PollLoop {
   private volatile boolean canceled;
   private volatile Operation current;
   private volatile ScheduledFuture<?> scheduled;
+  /** Set when the client's close stopped the wait: the failures say so. */
+  private volatile boolean clientClosed;
+  /** The future of a non-blocking wait, for the close to fail it. */
+  private volatile OperationFuture asyncResult;
 
   /**
    * A wait of {@code runtime}'s client.
@@ -98,6 +103,16 @@ public final class PollLoop {
    */
   public Response submitAndWait(Operation submit, Duration submitDeadline, Instant keyCreatedAt)
       throws IOException {
+    runtime.lifecycle().enter(this);
+    try {
+      return submitAndWaitBlocking(submit, submitDeadline, keyCreatedAt);
+    } finally {
+      runtime.lifecycle().exit(this);
+    }
+  }
+
+  private Response submitAndWaitBlocking(Operation submit, Duration submitDeadline,
+      Instant keyCreatedAt) throws IOException {
     startClock(submitDeadline);
     submit.deadline(Duration.ofNanos(Math.max(MIN_ATTEMPT_NANOS, remainingNanos())));
     Instant created = keyCreatedAt != null ? keyCreatedAt : time.now();
@@ -123,6 +138,15 @@ public final class PollLoop {
    * @throws IOException as {@link Operation#awaitCompletion(AsyncOperationPolicy)}
    */
   public Response resumeWait(ResumeToken resumed) throws IOException {
+    runtime.lifecycle().enter(this);
+    try {
+      return resumeWaitBlocking(resumed);
+    } finally {
+      runtime.lifecycle().exit(this);
+    }
+  }
+
+  private Response resumeWaitBlocking(ResumeToken resumed) throws IOException {
     startClock(null);
     token = resumed;
     followUps = followUpsOf(resumed.url(), null);
@@ -177,7 +201,46 @@ public final class PollLoop {
    * methods.
    */
   private OperationFuture newResult() {
-    return new OperationFuture(this::cancel);
+    runtime.lifecycle().enter(this);
+    OperationFuture result = new OperationFuture(this::cancel);
+    asyncResult = result;
+    result.whenComplete((r, e) -> runtime.lifecycle().exit(this));
+    return result;
+  }
+
+  /**
+   * The client closes: no poll starts after this (the wait fails with reason
+   * {@code client-closed}, resumable with its token); a poll in flight is cancelled only
+   * {@code now} (a graceful close lets the submit or the poll in flight finish its attempt, and the
+   * wait then stops).
+   */
+  @Override
+  public void clientClosing(boolean now) {
+    clientClosed = true;
+    canceled = true;
+    cancelSignal.complete(null);
+    if (now) {
+      Operation op = current;
+      if (op != null) {
+        op.cancel();
+      }
+    }
+    Future<?> f = scheduled;
+    OperationFuture result = asyncResult;
+    if (f != null && f.cancel(false) && result != null) {
+      // The next poll will never run: the wait ends here.
+      result.failFromOperation(stopped());
+    }
+  }
+
+  /** The failure of a wait that was cancelled, or stopped by the client's close. */
+  private PollFailedException stopped() {
+    return clientClosed
+        ? new PollFailedException("client closed: the wait stopped (the server's job did not;"
+            + " resume with the token on another client)", token, attempts,
+            ClientLifecycle.REASON, -1, null)
+        : new PollFailedException("wait canceled (the server's job is not: cancelOnServer(token)"
+            + " when the server gave a cancel URL)", token, attempts, "canceled", -1, null);
   }
 
   /**
@@ -243,11 +306,17 @@ public final class PollLoop {
 
   private void schedulePoll(OperationFuture result, Duration delay,
       boolean fromRetryAfter) throws IOException {
+    checkCanceled();
     beforePoll(delay, fromRetryAfter);
-    scheduled = runtime.scheduler().schedule(() -> startPoll(result), delay.toNanos(),
-        TimeUnit.NANOSECONDS);
-    if (canceled) {
-      scheduled.cancel(false);
+    try {
+      scheduled = runtime.scheduler().schedule(() -> startPoll(result), delay.toNanos(),
+          TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      checkCanceled(); // the client closed meanwhile: say so rather than "rejected"
+      throw e;
+    }
+    if (canceled && scheduled.cancel(false) && clientClosed) {
+      throw stopped(); // closed while the poll was being scheduled: it will never run
     }
   }
 
@@ -505,9 +574,7 @@ public final class PollLoop {
 
   private void checkCanceled() throws IOException {
     if (canceled) {
-      throw new PollFailedException("wait canceled (the server's job is not: cancelOnServer(token)"
-          + " when the server gave a cancel URL)", token, attempts,
-          "canceled", -1, null);
+      throw stopped();
     }
   }
 
@@ -543,7 +610,8 @@ public final class PollLoop {
       reason = OriginGuard.REASON; // whatever a custom classifier called it
     }
     if (canceled) {
-      reason = "canceled";
+      reason = clientClosed ? ClientLifecycle.REASON
+          : "canceled";
     }
     return new PollFailedException("poll failed: " + e.getMessage(), token, attempts, reason,
         e instanceof OutcomeUnknownException u ? u.statusCode() : status, e);

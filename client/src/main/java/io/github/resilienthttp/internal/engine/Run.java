@@ -16,7 +16,7 @@ import okhttp3.Response;
  * target of a cancel for them. The request is stamped with the key once, before the first attempt,
  * so every attempt carries the same key. Not API.
  */
-public final class Run {
+public final class Run implements ClientLifecycle.Stoppable {
   private final Execution op;
   private final Request stamped;
   private final HedgingPolicy hedging;
@@ -48,8 +48,22 @@ public final class Run {
         && !RetryLoop.sentOnce(request, op.spec().retryPolicy());
   }
 
-  /** Runs to the end on the calling thread; see {@code Operation.execute()}. */
+  /**
+   * Runs to the end on the calling thread; see {@code Operation.execute()}.
+   *
+   * @throws IllegalStateException when the client is closed
+   */
   public Response execute() throws IOException {
+    ClientLifecycle lifecycle = op.runtime().lifecycle();
+    lifecycle.enter(this);
+    try {
+      return runBlocking();
+    } finally {
+      lifecycle.exit(this);
+    }
+  }
+
+  private Response runBlocking() throws IOException {
     if (hedging != null) {
       return awaitHedged();
     }
@@ -76,16 +90,44 @@ public final class Run {
     });
   }
 
-  /** Runs without holding a thread; see {@code Operation.executeAsync()}. */
+  /**
+   * Runs without holding a thread; see {@code Operation.executeAsync()}.
+   *
+   * @throws IllegalStateException when the client is closed
+   */
   public CompletableFuture<Response> executeAsync() {
+    ClientLifecycle lifecycle = op.runtime().lifecycle();
+    lifecycle.enter(this);
+    CompletableFuture<Response> future;
     if (hedging != null) {
       HedgingDriver h = new HedgingDriver(op, stamped, hedging);
       hedged = h;
-      return h.start();
+      future = h.start();
+    } else {
+      AsyncDriver a = new AsyncDriver(op, stamped);
+      async = a;
+      future = a.start();
     }
-    AsyncDriver a = new AsyncDriver(op, stamped);
-    async = a;
-    return a.start();
+    future.whenComplete((r, e) -> lifecycle.exit(this));
+    return future;
+  }
+
+  /**
+   * The client closes: {@code now}, as {@link #cancel()}; otherwise the attempt in flight goes on
+   * and a wait between attempts or for a bulkhead permit wakes, so the retry loop ends the
+   * operation ({@code RetryLoop} refuses every new attempt of a closed client).
+   */
+  @Override
+  public void clientClosing(boolean now) {
+    if (now) {
+      stop(true);
+      return;
+    }
+    op.cancelSignal().complete(null); // wakes a blocking backoff or bulkhead wait
+    AsyncDriver a = async;
+    if (a != null) {
+      a.wake();
+    }
   }
 
   /**
@@ -93,6 +135,14 @@ public final class Run {
    * bulkhead wait, every hedged copy.
    */
   public void cancel() {
+    stop(false);
+  }
+
+  /**
+   * Cancels; for the client's close, the operation fails with the close's failure rather than
+   * completing its future as cancelled.
+   */
+  private void stop(boolean forClose) {
     if (!op.cancel()) {
       return; // its response was returned: the caller may be reading the body
     }
@@ -102,11 +152,11 @@ public final class Run {
     }
     AsyncDriver a = async;
     if (a != null) {
-      a.cancel();
+      a.stop(forClose);
     }
     HedgingDriver h = hedged;
     if (h != null) {
-      h.cancel();
+      h.stop(forClose);
     }
   }
 
