@@ -25,6 +25,8 @@ import okhttp3.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The client's lifecycle on real loopback sockets: {@code close()} (graceful) and
@@ -507,5 +509,123 @@ class ClientLifecycleTest {
       assertThat(r.code()).isEqualTo(200);
     }
     assertThat(server.getRequestCount()).isEqualTo(2);
+  }
+
+  /** The ways an operation runs, each waiting in its backoff when the client closes. */
+  enum Way {
+    BLOCKING, ASYNC, PLAIN_CALL, PLAIN_ENQUEUE
+  }
+
+  private CompletableFuture<Response> start(ResilientHttpClient client, Way way) {
+    switch (way) {
+      case ASYNC:
+        return client.operation(get()).executeAsync();
+      case PLAIN_ENQUEUE: {
+        CompletableFuture<Response> f = new CompletableFuture<>();
+        client.okHttpClient().newCall(get()).enqueue(new okhttp3.Callback() {
+          @Override
+          public void onFailure(okhttp3.Call call, IOException e) {
+            f.completeExceptionally(e);
+          }
+
+          @Override
+          public void onResponse(okhttp3.Call call, Response response) {
+            f.complete(response);
+          }
+        });
+        return f;
+      }
+      default:
+        return CompletableFuture.supplyAsync(() -> {
+          try {
+            return way == Way.BLOCKING ? client.operation(get()).execute()
+                : client.okHttpClient().newCall(get()).execute();
+          } catch (IOException e) {
+            throw new java.util.concurrent.CompletionException(e);
+          }
+        });
+    }
+  }
+
+  @ParameterizedTest(name = "{0}: listeners throw {1} while the close ends operations")
+  @EnumSource(Way.class)
+  void userCodeThatThrowsDuringCloseDoesNotStopItOnAnyWay(Way way) throws Exception {
+    for (boolean error : new boolean[] {false, true}) {
+      server.enqueue(status(503));
+      server.enqueue(status(503));
+      CountDownLatch retries = new CountDownLatch(2);
+      AtomicInteger ended = new AtomicInteger();
+      ResilientHttpClient client = client(LONG_BACKOFF, new OperationListener() {
+        @Override
+        public void retryScheduled(OperationInfo operation, int nextAttempt, Duration delay,
+            boolean fromRetryAfter) {
+          retries.countDown();
+        }
+
+        @Override
+        public void operationEnded(OperationInfo operation, OperationResult result) {
+          ended.incrementAndGet();
+          if (error) {
+            throw new AssertionError("listener bug");
+          }
+          throw new IllegalStateException("listener bug");
+        }
+      });
+      int before = server.getRequestCount();
+      List<CompletableFuture<Response>> running = List.of(start(client, way), start(client, way));
+      assertThat(retries.await(10, TimeUnit.SECONDS)).isTrue();
+
+      assertThatCode(client::close).doesNotThrowAnyException();
+
+      for (CompletableFuture<Response> f : running) {
+        assertClosedFailure(failureOf(f), 1);
+      }
+      assertThat(ended.get()).isEqualTo(2);
+      assertThat(server.getRequestCount() - before).isEqualTo(2);
+      await().atMost(Duration.ofSeconds(10))
+          .until(() -> client.runtime().lifecycle().runningCount() == 0);
+    }
+  }
+
+  @Test
+  void closeNowEndsAHedgedOperationWithTheCloseFailureAndGracefulCloseSendsNoHedge()
+      throws Exception {
+    server.enqueue(new MockResponse.Builder().headersDelay(30, TimeUnit.SECONDS).build());
+    ResilientHttpClient hedged = builder(Duration.ofMillis(10))
+        .hedging(HedgingPolicy.fixedDelay(Duration.ofMillis(100))).build();
+    clients.add(hedged);
+    CompletableFuture<Response> f = hedged.operation(get()).executeAsync();
+    server.takeRequest(10, TimeUnit.SECONDS);
+
+    hedged.close(); // graceful: the copy in flight goes on, the hedge timer sends no copy
+    assertThat(server.takeRequest(500, TimeUnit.MILLISECONDS)).isNull();
+    assertThat(f).isNotDone();
+    hedged.closeNow();
+
+    assertThat(failureOf(f)).isInstanceOfSatisfying(ResilientHttpException.class,
+        e -> assertThat(e.reason()).isEqualTo("client-closed"));
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void noThreadOfTheSdkIsLeftAfterClose() throws Exception {
+    java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
+    server.enqueue(status(503));
+    Retries retries = new Retries();
+    ResilientHttpClient client = client(LONG_BACKOFF, retries);
+    CompletableFuture<Response> f = client.operation(get()).executeAsync();
+    assertThat(retries.scheduled.await(10, TimeUnit.SECONDS)).isTrue();
+    // The retry is scheduled right after the event: the scheduler's thread starts for it.
+    List<Thread> sdk = await().atMost(Duration.ofSeconds(10)).until(() -> {
+      List<Thread> started = new ArrayList<>(Thread.getAllStackTraces().keySet());
+      started.removeAll(before);
+      return started.stream().filter(t -> t.getName().startsWith("resilient-http")).toList();
+    }, threads -> !threads.isEmpty());
+    assertThat(sdk).extracting(Thread::getName).containsExactly("resilient-http-scheduler");
+
+    client.close();
+
+    assertClosedFailure(failureOf(f), 1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> sdk.stream().noneMatch(Thread::isAlive));
   }
 }
