@@ -126,13 +126,7 @@ class ClientLifecycleTest {
     server.enqueue(status(503));
     Retries retries = new Retries();
     ResilientHttpClient client = client(LONG_BACKOFF, retries);
-    CompletableFuture<Response> blocking = CompletableFuture.supplyAsync(() -> {
-      try {
-        return client.operation(get()).execute();
-      } catch (IOException e) {
-        throw new java.util.concurrent.CompletionException(e);
-      }
-    });
+    CompletableFuture<Response> blocking = start(client, Way.BLOCKING);
     assertThat(retries.scheduled.await(10, TimeUnit.SECONDS)).isTrue();
 
     client.close();
@@ -344,13 +338,7 @@ class ClientLifecycleTest {
   void closeNowCancelsTheAttemptInFlightBlocking() throws Exception {
     server.enqueue(new MockResponse.Builder().headersDelay(30, TimeUnit.SECONDS).build());
     ResilientHttpClient client = client(Duration.ofMillis(10));
-    CompletableFuture<Response> blocking = CompletableFuture.supplyAsync(() -> {
-      try {
-        return client.operation(get()).execute();
-      } catch (IOException e) {
-        throw new java.util.concurrent.CompletionException(e);
-      }
-    });
+    CompletableFuture<Response> blocking = start(client, Way.BLOCKING);
     server.takeRequest(10, TimeUnit.SECONDS);
 
     client.closeNow();
@@ -364,13 +352,7 @@ class ClientLifecycleTest {
     server.enqueue(status(503));
     Retries retries = new Retries();
     ResilientHttpClient client = client(LONG_BACKOFF, retries);
-    CompletableFuture<Response> plain = CompletableFuture.supplyAsync(() -> {
-      try {
-        return client.okHttpClient().newCall(get()).execute();
-      } catch (IOException e) {
-        throw new java.util.concurrent.CompletionException(e);
-      }
-    });
+    CompletableFuture<Response> plain = start(client, Way.PLAIN_CALL);
     assertThat(retries.scheduled.await(10, TimeUnit.SECONDS)).isTrue();
 
     client.close();
@@ -421,43 +403,6 @@ class ClientLifecycleTest {
     assertThat(okHttp.connectionPool().connectionCount()).isZero();
     // A client derived with newBuilder() does not inherit the ownership.
     assertThat(client.newBuilder().build()).satisfies(ResilientHttpClient::close);
-  }
-
-  @Test
-  void aListenerThatThrowsWhileOperationsEndDoesNotStopTheClose() throws Exception {
-    server.enqueue(status(503));
-    server.enqueue(status(503));
-    server.enqueue(status(503));
-    CountDownLatch retries = new CountDownLatch(3);
-    AtomicInteger ended = new AtomicInteger();
-    ResilientHttpClient client = client(LONG_BACKOFF, new OperationListener() {
-      @Override
-      public void retryScheduled(OperationInfo operation, int nextAttempt, Duration delay,
-          boolean fromRetryAfter) {
-        retries.countDown();
-      }
-
-      @Override
-      public void operationEnded(OperationInfo operation, OperationResult result) {
-        ended.incrementAndGet();
-        throw new IllegalStateException("listener bug");
-      }
-    });
-    Thread scheduler = schedulerThread(client);
-    List<CompletableFuture<Response>> running = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      running.add(client.operation(get()).executeAsync());
-    }
-    assertThat(retries.await(10, TimeUnit.SECONDS)).isTrue();
-
-    assertThatCode(client::close).doesNotThrowAnyException();
-
-    for (CompletableFuture<Response> f : running) {
-      assertClosedFailure(failureOf(f), 1);
-    }
-    assertThat(ended.get()).isEqualTo(3);
-    assertThat(server.getRequestCount()).isEqualTo(3);
-    await().atMost(Duration.ofSeconds(10)).until(() -> !scheduler.isAlive());
   }
 
   @Test
