@@ -573,4 +573,26 @@ class ClientLifecycleTest {
     assertClosedFailure(failureOf(f), 1);
     await().atMost(Duration.ofSeconds(10)).until(() -> sdk.stream().noneMatch(Thread::isAlive));
   }
+
+  @Test
+  void anOperationTheCloseLeftUnknownStartsNoOutcomeQuery() throws Exception {
+    server.enqueue(new MockResponse.Builder().headersDelay(30, TimeUnit.SECONDS).build());
+    // The user's scheduler outlives the close: the query's grace delay could still run on it.
+    java.util.concurrent.ScheduledExecutorService own =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    ResilientHttpClient client = builder(Duration.ofMillis(10)).scheduler(own).build();
+    clients.add(client);
+    OutcomeQueryPolicy query = OutcomeQueryPolicy.builder(OutcomeQuery.lookup(
+        (request, key) -> server.url("/payments/by-key/" + key))).graceDelay(Duration.ZERO).build();
+    CompletableFuture<Response> f = client.operation(charge()).outcomeQuery(query).executeAsync();
+    server.takeRequest(10, TimeUnit.SECONDS);
+
+    client.closeNow();
+
+    assertThat(failureOf(f)).isInstanceOfSatisfying(OutcomeUnknownException.class,
+        u -> assertThat(u.reason()).isEqualTo("client-closed"));
+    assertThat(server.getRequestCount()).isEqualTo(1); // no query GET
+    assertThat(own.isShutdown()).isFalse(); // the user's scheduler is the user's
+    own.shutdown();
+  }
 }

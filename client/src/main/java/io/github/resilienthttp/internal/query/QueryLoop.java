@@ -190,7 +190,9 @@ public final class QueryLoop {
   }
 
   private static boolean queryable(OutcomeUnknownException e) {
-    return !e.reason().equals("interrupted") && !e.reason().equals("canceled");
+    // A closed client starts no query: the caller settles the outcome (with another client).
+    return !e.reason().equals("interrupted") && !e.reason().equals("canceled")
+        && !e.reason().equals(io.github.resilienthttp.internal.engine.ClientLifecycle.REASON);
   }
 
   /** The found result, or {@code null} when not found; throws {@code unknown} when it cannot tell. */
