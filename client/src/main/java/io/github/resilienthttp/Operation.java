@@ -307,7 +307,8 @@ public final class Operation {
    * flag
    *     stays set)
    * @throws ResilientHttpException for a permanent failure (e.g. an untrusted certificate)
-   * @throws IllegalStateException when called a second time
+   * @throws IllegalStateException when called a second time,
+   *     or after the client was {@link ResilientHttpClient#close() closed} ("client closed")
    */
   public Response execute() throws IOException {
     Outbox exit = outbox;
@@ -354,7 +355,8 @@ public final class Operation {
    * deadline.
    *
    * @return a future of the final response, which the caller must close
-   * @throws IllegalStateException when the operation was already executed
+   * @throws IllegalStateException when the operation was already executed,
+   *     or after the client was {@link ResilientHttpClient#close() closed} ("client closed")
    */
   public CompletableFuture<Response> executeAsync() {
     Outbox exit = outbox;
@@ -452,7 +454,8 @@ public final class Operation {
    *     {@link #cancel()})
    * @throws AsyncOperationInterruptedException when the waiting thread was interrupted
    * @throws IOException what {@link #execute()} throws, for the submit
-   * @throws IllegalStateException when called a second time
+   * @throws IllegalStateException when called a second time,
+   *     or after the client was {@link ResilientHttpClient#close() closed} ("client closed")
    */
   public Response awaitCompletion(AsyncOperationPolicy policy) throws IOException {
     PollLoop w = newWaiter(policy);
@@ -475,7 +478,8 @@ public final class Operation {
    *
    * @param policy how to wait
    * @return a future of the final result, which the caller must close
-   * @throws IllegalStateException when called a second time
+   * @throws IllegalStateException when called a second time,
+   *     or after the client was {@link ResilientHttpClient#close() closed} ("client closed")
    */
   public CompletableFuture<Response> awaitCompletionAsync(AsyncOperationPolicy policy) {
     PollLoop w = newWaiter(policy);
