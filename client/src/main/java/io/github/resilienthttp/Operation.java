@@ -293,7 +293,8 @@ public final class Operation {
    * @throws OperationInterruptedException when the calling thread was interrupted (its interrupt
    *     flag stays set)
    * @throws ResilientHttpException for a permanent failure (e.g. an untrusted certificate)
-   * @throws IllegalStateException when called a second time
+   * @throws IllegalStateException when called a second time,
+   *     or after the client was {@link ResilientHttpClient#close() closed} ("client closed")
    */
   public Response execute() throws IOException {
     return begin(null, null).execute();
@@ -324,7 +325,8 @@ public final class Operation {
    * deadline.
    *
    * @return a future of the final response, which the caller must close
-   * @throws IllegalStateException when the operation was already executed
+   * @throws IllegalStateException when the operation was already executed,
+   *     or after the client was {@link ResilientHttpClient#close() closed} ("client closed")
    */
   public CompletableFuture<Response> executeAsync() {
     return begin(null, null).executeAsync();
@@ -371,7 +373,8 @@ public final class Operation {
    *     after {@link #cancel()})
    * @throws AsyncOperationInterruptedException when the waiting thread was interrupted
    * @throws IOException what {@link #execute()} throws, for the submit
-   * @throws IllegalStateException when called a second time
+   * @throws IllegalStateException when called a second time,
+   *     or after the client was {@link ResilientHttpClient#close() closed} ("client closed")
    */
   public Response awaitCompletion(AsyncOperationPolicy policy) throws IOException {
     return awaiting(policy, null).execute();
@@ -385,7 +388,8 @@ public final class Operation {
    *
    * @param policy how to wait
    * @return a future of the final result, which the caller must close
-   * @throws IllegalStateException when called a second time
+   * @throws IllegalStateException when called a second time,
+   *     or after the client was {@link ResilientHttpClient#close() closed} ("client closed")
    */
   public CompletableFuture<Response> awaitCompletionAsync(AsyncOperationPolicy policy) {
     return awaiting(policy, null).executeAsync();

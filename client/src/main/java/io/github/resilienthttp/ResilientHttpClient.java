@@ -42,9 +42,12 @@ import okhttp3.Request;
  * per attempt (an auth interceptor can refresh a token between attempts), and its network
  * interceptor sees every request that goes on the wire.
  *
- * <p>Immutable and thread-safe: share one instance.
+ * <p>Immutable and thread-safe: share one instance, and {@link #close()} it when the application
+ * stops (a Spring context does so on shutdown). Closing stops what the SDK started (its scheduler
+ * thread) and refuses new operations; it leaves the wrapped client's dispatcher and connection pool
+ * alone unless {@link Builder#closeOkHttpClientOnClose(boolean)} asked otherwise.
  */
-public final class ResilientHttpClient {
+public final class ResilientHttpClient implements AutoCloseable {
   private final ClientRuntime runtime;
 
   private ResilientHttpClient(Builder b) {
@@ -54,7 +57,7 @@ public final class ResilientHttpClient {
         b.retryBudget != null ? b.retryBudget : RetryBudget.tokenBucket(),
         b.circuitBreakerRegistry, b.circuitBreaker, b.circuitBreakerDisabled, b.sharedBreakers,
         b.bulkheadConfig, b.bulkheadName, b.listeners, b.replayHeader, b.scheduler,
-        b.hedgingPolicy, signer), Operation::create, token -> token.signedWith(signer));
+        b.hedgingPolicy, signer, b.closeOkHttpClientOnClose), Operation::create, token -> token.signedWith(signer));
   }
 
   /**
@@ -92,9 +95,67 @@ public final class ResilientHttpClient {
    * @param request the request; its body is sent once per attempt
    * @return the operation, not yet executed
    * @throws IllegalArgumentException when the request's own key header is not a valid key
+   * @throws IllegalStateException ("client closed") after {@link #close()}
    */
   public Operation operation(Request request) {
-    return new Operation(runtime, Objects.requireNonNull(request, "request"));
+    Objects.requireNonNull(request, "request");
+    if (runtime.lifecycle().isClosed()) {
+      throw io.github.resilienthttp.internal.engine.ClientLifecycle.closedError();
+    }
+    return new Operation(runtime, request);
+  }
+
+  /**
+   * Closes the client gracefully. From now on it starts nothing: {@link #operation(Request)}, and
+   * {@code execute()}/{@code executeAsync()}/{@code awaitCompletion...}/{@code resume...} of an
+   * operation made before, throw {@link IllegalStateException} ("client closed"); a plain call on
+   * {@link #okHttpClient()} fails with {@link ResilientHttpException} (reason {@code client-closed},
+   * nothing sent), the {@code IOException} OkHttp's callers expect.
+   *
+   * <p>Running operations: an attempt in flight finishes; if its answer is final (a success, or one
+   * that is not retried) the caller gets it, otherwise no retry, poll or hedge starts and the
+   * operation ends at once with {@link ResilientHttpException} reason {@code client-closed}
+   * ({@link OutcomeUnknownException} with that reason when an earlier attempt may have reached the
+   * server). An operation waiting between attempts, or for a bulkhead permit, wakes and ends so at
+   * once (blocking: with the system {@link TimeSource}, or one that implements
+   * {@link TimeSource#sleep(java.time.Duration, java.util.concurrent.Future)}). A 202 wait
+   * ({@link Operation#awaitCompletion}) stops at once with {@link PollFailedException} reason
+   * {@code client-closed}, which carries the resume token: another client can
+   * {@link #resume(ResumeToken, AsyncOperationPolicy) resume} it. A response already returned stays
+   * readable (the deadline still bounds its body).
+   *
+   * <p>Then the SDK's own scheduler (the default one, never a {@link Builder#scheduler user's}) is
+   * shut down: its thread ends once no wait is left. The deadline's watchdog needs no stopping (it
+   * runs on Okio's shared watchdog thread and stops sweeping about 1 s after the last watched
+   * operation ended). The wrapped {@link OkHttpClient} is not touched unless
+   * {@link Builder#closeOkHttpClientOnClose(boolean)}: it may be shared with other code.
+   *
+   * <p>Idempotent and thread-safe; returns without waiting for running operations to end. What a
+   * listener throws while operations end is logged and does not stop the close.
+   */
+  @Override
+  public void close() {
+    runtime.close(false);
+  }
+
+  /**
+   * Closes the client and cancels what runs on it: as {@link #close()}, and every attempt in flight
+   * is cancelled too, so running operations end at once with {@link ResilientHttpException} reason
+   * {@code client-closed} (or {@link OutcomeUnknownException} with that reason when an attempt may
+   * have reached the server). A response already returned is not cancelled. May follow
+   * {@link #close()} (to cut a graceful close short); idempotent and thread-safe.
+   */
+  public void closeNow() {
+    runtime.close(true);
+  }
+
+  /**
+   * Whether {@link #close()} or {@link #closeNow()} was called.
+   *
+   * @return whether the client is closed
+   */
+  public boolean isClosed() {
+    return runtime.lifecycle().isClosed();
   }
 
   /**
@@ -476,6 +537,7 @@ public final class ResilientHttpClient {
     private String replayHeader = "Idempotent-Replayed";
     private ScheduledExecutorService scheduler;
     private List<byte[]> resumeTokenKeys;
+    private boolean closeOkHttpClientOnClose;
     private java.util.Set<String> unsignedTokenOrigins = java.util.Set.of();
     /** The signer of the client this builder came from ({@link #newBuilder()}), kept unless keys are set. */
     private io.github.resilienthttp.internal.async.ResumeTokenSigner inheritedSigner;
@@ -621,6 +683,23 @@ public final class ResilientHttpClient {
      */
     public Builder scheduler(ScheduledExecutorService scheduler) {
       this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /**
+     * Whether {@link ResilientHttpClient#close()} also releases the wrapped {@link OkHttpClient}'s
+     * resources, as OkHttp's documentation describes: shuts its dispatcher's executor down, evicts
+     * its connection pool and closes its cache. Only for a wrapped client this client owns: the
+     * wrapped client and every client derived from it with {@code newBuilder()} (other SDK clients
+     * included) share that dispatcher and pool. Default {@code false}: the wrapped client is never
+     * touched. Not carried over by {@link ResilientHttpClient#newBuilder()}: the client that owns the
+     * wrapped one is the one that releases it.
+     *
+     * @param close whether close releases the wrapped client's resources
+     * @return this builder
+     */
+    public Builder closeOkHttpClientOnClose(boolean close) {
+      this.closeOkHttpClientOnClose = close;
       return this;
     }
 

@@ -24,7 +24,10 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
  * its name ({@code @Qualifier("payments")}); this bean is for code that looks clients up by name and
  * for the health contributor.
  *
- * <p><b>Lifecycle.</b> An OkHttpClient the starter built (no {@code okhttp.bean} given) is released
+ * <p><b>Lifecycle.</b> Every client is closed ({@link ResilientHttpClient#close()}) when the context
+ * closes: Spring calls {@code close()} on each client bean (it is {@link AutoCloseable}), and
+ * {@link #destroy()} closes the clients made through {@link #client(String)}. An OkHttpClient the
+ * starter built (no {@code okhttp.bean} given) is released
  * when the context closes: its dispatcher's executor is shut down and its connection pool evicted.
  * An application's OkHttpClient bean is left to its owner (the wrap shares its pool and dispatcher).
  *
@@ -160,6 +163,12 @@ public final class ResilientHttpClients implements DisposableBean {
    */
   @Override
   public synchronized void destroy() {
+    // The clients first (each bean is closed by Spring too, as an AutoCloseable; close is
+    // idempotent): their scheduler threads end, new calls are refused; then the OkHttp clients
+    // the starter built.
+    for (ResilientHttpClient c : clients.values()) {
+      c.close();
+    }
     for (OkHttpClient c : owned) {
       c.dispatcher().executorService().shutdown();
       c.connectionPool().evictAll();

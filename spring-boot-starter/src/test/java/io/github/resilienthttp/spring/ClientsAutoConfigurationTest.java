@@ -152,6 +152,33 @@ class ClientsAutoConfigurationTest {
   }
 
   @Test
+  void everyClientIsClosedWhenTheContextClosesAndASharedOkHttpClientStaysUsable() throws Exception {
+    try (MockWebServer server = new MockWebServer()) {
+      server.enqueue(new MockResponse.Builder().body("still open").build());
+      server.start();
+      runner.withPropertyValues("resilient-http.clients.payments.okhttp.bean=sharedOkHttp",
+              "resilient-http.clients.search.max-attempts=2")
+          .withUserConfiguration(SharedOkHttp.class)
+          .run(context -> {
+            ResilientHttpClient payments =
+                context.getBean("paymentsResilientHttpClient", ResilientHttpClient.class);
+            ResilientHttpClient search = context.getBean(ResilientHttpClients.class).client("search");
+            OkHttpClient shared = context.getBean("sharedOkHttp", OkHttpClient.class);
+            assertThat(payments.isClosed()).isFalse();
+
+            context.close();
+
+            assertThat(payments.isClosed()).isTrue();
+            assertThat(search.isClosed()).isTrue();
+            try (Response r = shared.newCall(new Request.Builder().url(server.url("/")).build())
+                .execute()) {
+              assertThat(r.body().string()).isEqualTo("still open");
+            }
+          });
+    }
+  }
+
+  @Test
   void customizersRunPerNameOrForAllAndAUsersClientBeanWins() {
     ResponseClassifier classifier = ResponseClassifier.defaults().orElse(ResponseClassifier.defaults());
     runner.withPropertyValues("resilient-http.clients.payments.max-attempts=2",

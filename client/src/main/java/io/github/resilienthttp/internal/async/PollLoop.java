@@ -20,6 +20,7 @@ import io.github.resilienthttp.ResumableFailure;
 import io.github.resilienthttp.ResumeToken;
 import io.github.resilienthttp.RetryAfter;
 import io.github.resilienthttp.TimeSource;
+import io.github.resilienthttp.internal.engine.ClientLifecycle;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
 import io.github.resilienthttp.internal.engine.Execution;
 import io.github.resilienthttp.internal.engine.KeyDecision;
@@ -182,6 +183,9 @@ public final class PollLoop implements Steps {
 
   @Override
   public IOException waitStopped(Exception cause) {
+    if (runtime.lifecycle().isClosed()) {
+      return closedFailure(); // the scheduler refused the wait because the client closed
+    }
     return new AsyncOperationInterruptedException(token, attempts, cause);
   }
 
@@ -389,6 +393,16 @@ public final class PollLoop implements Steps {
     if (run.isCanceled()) {
       throw canceledFailure();
     }
+    if (runtime.lifecycle().isClosed()) {
+      throw closedFailure();
+    }
+  }
+
+  /** The failure of a wait that the client's close stopped: resumable with its token. */
+  private PollFailedException closedFailure() {
+    return new PollFailedException("client closed: the wait stopped (the server's job did not;"
+        + " resume with the token on another client)", token, attempts, ClientLifecycle.REASON,
+        -1, null);
   }
 
   private PollFailedException canceledFailure() {
@@ -398,6 +412,7 @@ public final class PollLoop implements Steps {
 
   /** One GET operation for a poll or the result fetch, with the time left as its deadline. */
   private Step get(HttpUrl url) throws IOException {
+    checkCanceled(); // nor a poll or the result fetch of a closed client
     long remaining = run.remainingNanos();
     if (remaining < MIN_ATTEMPT_NANOS) {
       checkDeadline(Duration.ZERO);
@@ -426,6 +441,8 @@ public final class PollLoop implements Steps {
     }
     if (run.isCanceled()) {
       reason = "canceled";
+    } else if (runtime.lifecycle().isClosed()) {
+      reason = ClientLifecycle.REASON;
     }
     return new PollFailedException("poll failed: " + e.getMessage(), token, attempts, reason,
         e instanceof OutcomeUnknownException u ? u.statusCode() : status, e);

@@ -4,6 +4,7 @@ import io.github.resilienthttp.ResilientHttpException;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -37,6 +38,10 @@ public final class AsyncDriver implements Callback {
   private volatile Call call;
   private volatile ScheduledFuture<?> scheduled;
   private volatile Admission bulkheadWait;
+  /** The scheduler's thread while it runs a step of this operation, else {@code null}. */
+  private volatile Thread schedulerStep;
+  /** Completion on the calling thread: an OkHttp callback thread, or the caller of enqueue. */
+  private static final Executor DIRECT = Runnable::run;
 
   public AsyncDriver(Execution op, Request stampedRequest) {
     this.op = op;
@@ -55,25 +60,43 @@ public final class AsyncDriver implements Callback {
    * a scheduled retry or a bulkhead wait is cut short, and the step that wakes ends the operation.
    */
   public void cancel() {
+    stop(false);
+  }
+
+  /**
+   * Cancels; {@code forClose}: the client's {@code closeNow()}, after which the operation fails
+   * with the close's failure (reason {@code client-closed}) instead of completing as cancelled.
+   */
+  void stop(boolean forClose) {
     if (!op.cancel()) {
       return; // its response was returned: the caller may be reading the body
     }
-    future.cancelFromOperation();
+    if (!forClose) {
+      future.cancelFromOperation();
+    }
     try {
       Call c = call;
       if (c != null) {
         c.cancel(); // its callback ends the operation
       }
     } finally {
-      ScheduledFuture<?> s = scheduled;
-      if (s != null && s.cancel(false)) {
-        // The retry will never run: its step runs here, sees the cancel and ends the operation.
-        guarded(this::step, callbackExecutor());
-      }
-      Admission w = bulkheadWait;
-      if (w != null) {
-        w.giveUp(); // its continuation ends the operation
-      }
+      wake();
+    }
+  }
+
+  /**
+   * Cuts a scheduled retry or a bulkhead wait short; the step that wakes sees why (a cancel, the
+   * client closed) and ends the operation. The call in flight is left alone.
+   */
+  void wake() {
+    ScheduledFuture<?> s = scheduled;
+    if (s != null && s.cancel(false)) {
+      // The retry will never run: its step runs here, sees the cancel and ends the operation.
+      guarded(this::step, callbackExecutor());
+    }
+    Admission w = bulkheadWait;
+    if (w != null) {
+      w.giveUp(); // its continuation ends the operation
     }
   }
 
@@ -134,7 +157,7 @@ public final class AsyncDriver implements Callback {
 
   @Override
   public void onFailure(Call failed, IOException e) {
-    guarded(() -> attemptDone(null, e, failed.isCanceled()), Runnable::run);
+    guarded(() -> attemptDone(null, e, failed.isCanceled()), DIRECT);
   }
 
   @Override
@@ -143,7 +166,7 @@ public final class AsyncDriver implements Callback {
       attemptDone(response, null, done.isCanceled());
     } catch (RuntimeException | Error e) {
       RetryLoop.closeQuietly(response); // not returned (or returned and then failed): closed
-      crash(e, Runnable::run);
+      crash(e, DIRECT);
       if (e instanceof VirtualMachineError) {
         throw e;
       }
@@ -155,7 +178,7 @@ public final class AsyncDriver implements Callback {
     try {
       result = loop.afterAttempt(response, failure, canceled);
     } catch (IOException e) {
-      fail(e, Runnable::run);
+      fail(e, DIRECT);
       return;
     }
     if (result != null) {
@@ -165,16 +188,30 @@ public final class AsyncDriver implements Callback {
     }
     ScheduledFuture<?> s;
     try {
-      s = client.scheduler().schedule(() -> guarded(this::step, callbackExecutor()),
+      s = client.scheduler().schedule(this::scheduledStep,
           DurationMath.toNanos(loop.retryDelay()), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
+      if (client.lifecycle().isClosed()) {
+        fail(loop.canceledFailure(), DIRECT); // the close shut the scheduler down: say why
+        return;
+      }
       fail(new ResilientHttpException("the scheduler rejected the retry", op.key(), op.spec().keySent(),
-          op.attempts(), "scheduler-rejected", e), Runnable::run);
+          op.attempts(), "scheduler-rejected", e), DIRECT);
       return;
     }
     scheduled = s;
-    if (op.isCanceled() && s.cancel(false)) {
-      step(); // cancelled while the retry was being scheduled: end here
+    if ((op.isCanceled() || client.lifecycle().isClosed()) && s.cancel(false)) {
+      step(); // cancelled (or the client closed) while the retry was being scheduled: end here
+    }
+  }
+
+  /** A retry's step, on the scheduler's thread (the default one or the user's). */
+  private void scheduledStep() {
+    schedulerStep = Thread.currentThread();
+    try {
+      guarded(this::step, callbackExecutor());
+    } finally {
+      schedulerStep = null;
     }
   }
 
@@ -206,7 +243,7 @@ public final class AsyncDriver implements Callback {
     if (!op.claimReturn()) {
       // A cancel came before the response was handed over: the operation ends as cancelled.
       RetryLoop.closeQuietly(response);
-      fail(loop.canceledFailure(), Runnable::run);
+      fail(loop.canceledFailure(), DIRECT);
       return;
     }
     if (!ended.compareAndSet(false, true)) {
@@ -242,7 +279,7 @@ public final class AsyncDriver implements Callback {
       loop.ended(null, e);
     } finally {
       completeOn(executor, () -> {
-        if (op.isCanceled()) {
+        if (op.isCanceled() && !client.lifecycle().isClosed()) {
           future.cancelFromOperation();
         } else {
           future.failFromOperation(e);
@@ -255,12 +292,26 @@ public final class AsyncDriver implements Callback {
     return client.wrapped().dispatcher().executorService();
   }
 
-  /** Completes on OkHttp's callback threads, never on the scheduler's thread. */
-  private static void completeOn(Executor executor, Runnable completion) {
+  /**
+   * Completes on OkHttp's callback threads, never on the scheduler's thread. A shut-down dispatcher
+   * rejects the completion: it then runs here, unless here is a scheduler step (a retry that found
+   * the dispatcher shut down), which hands it to {@link ForkJoinPool#commonPool()}, the JDK's
+   * default for asynchronous completions.
+   */
+  private void completeOn(Executor executor, Runnable completion) {
+    boolean onScheduler = schedulerStep == Thread.currentThread() || ClientRuntime.onSdkScheduler();
+    Executor target = executor;
+    if (onScheduler && target == DIRECT) {
+      target = callbackExecutor();
+    }
     try {
-      executor.execute(completion);
+      target.execute(completion);
     } catch (RejectedExecutionException e) {
-      completion.run();
+      if (onScheduler) {
+        ForkJoinPool.commonPool().execute(completion);
+      } else {
+        completion.run();
+      }
     }
   }
 }

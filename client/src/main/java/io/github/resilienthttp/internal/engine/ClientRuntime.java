@@ -65,7 +65,9 @@ public final class ClientRuntime {
   /** The wrapped client's longest connect, read or write timeout; MAX_VALUE when one is 0. */
   private final long longestTimeoutNanos;
   private final ScheduledExecutorService userScheduler;
+  /** Guarded by this for creation and shutdown; read without the lock. */
   private volatile ScheduledExecutorService defaultScheduler;
+  private final ClientLifecycle lifecycle = new ClientLifecycle();
 
   /**
    * Makes the runtime of one client from its settings.
@@ -310,21 +312,77 @@ public final class ClientRuntime {
       synchronized (this) {
         s = defaultScheduler;
         if (s == null) {
-          ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "resilient-http-scheduler");
-            t.setDaemon(true);
-            return t;
-          });
+          ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, SchedulerThread::new);
           executor.setRemoveOnCancelPolicy(true);
           // An idle client keeps no thread: the thread ends 2 s after the last scheduled wait and
           // comes back on the next one (the pool keeps one while any wait is pending).
           executor.setKeepAliveTime(2, TimeUnit.SECONDS);
           executor.allowCoreThreadTimeOut(true);
+          if (lifecycle.isClosed()) {
+            // Closed: no thread is started again; schedule() throws RejectedExecutionException,
+            // which every caller turns into the operation's failure.
+            executor.shutdown();
+          }
           s = executor;
           defaultScheduler = s;
         }
       }
     }
     return s;
+  }
+
+  /** {@return whether the client is open and what runs on it} */
+  public ClientLifecycle lifecycle() {
+    return lifecycle;
+  }
+
+  /**
+   * Closes the client (see {@code ResilientHttpClient.close()}): refuses new work, tells the running
+   * work, then shuts the SDK's own scheduler down (never the user's), so that its thread ends once
+   * the waits that were cancelled are gone; and, when the builder asked, releases the wrapped
+   * client's dispatcher executor, connection pool and cache.
+   *
+   * @param now whether attempts in flight are cancelled too
+   */
+  public void close(boolean now) {
+    if (!lifecycle.close(now)) {
+      return;
+    }
+    ScheduledExecutorService s;
+    synchronized (this) {
+      s = defaultScheduler;
+    }
+    if (s != null) {
+      // shutdown(), not shutdownNow(): a delayed task the wake-up did not cancel (one that was
+      // already due) still runs, sees the client closed and ends its operation, rather than being
+      // dropped with its future never completed.
+      s.shutdown();
+    }
+    if (settings.closeWrappedOnClose()) {
+      wrapped.dispatcher().executorService().shutdown();
+      wrapped.connectionPool().evictAll();
+      okhttp3.Cache cache = wrapped.cache();
+      if (cache != null) {
+        try {
+          cache.close();
+        } catch (java.io.IOException e) {
+          org.slf4j.LoggerFactory.getLogger(ClientRuntime.class).warn(
+              "closing the wrapped client's cache failed", e);
+        }
+      }
+    }
+  }
+
+  /** {@return whether the calling thread is one of the SDK's default scheduler threads} */
+  public static boolean onSdkScheduler() {
+    return Thread.currentThread() instanceof SchedulerThread;
+  }
+
+  /** The default scheduler's thread: marked by its type, so completions can avoid it. */
+  private static final class SchedulerThread extends Thread {
+    SchedulerThread(Runnable r) {
+      super(r, "resilient-http-scheduler");
+      setDaemon(true);
+    }
   }
 }

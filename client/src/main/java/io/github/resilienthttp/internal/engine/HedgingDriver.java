@@ -74,10 +74,20 @@ public final class HedgingDriver implements Callback {
 
   /** Cancels every attempt and timer; the future completes as cancelled. */
   public void cancel() {
+    stop(false);
+  }
+
+  /**
+   * Cancels; {@code forClose}: the client's {@code closeNow()}, after which the operation fails
+   * with the close's failure (reason {@code client-closed}) instead of completing as cancelled.
+   */
+  void stop(boolean forClose) {
     if (!op.cancel()) {
       return; // its response was returned: the caller may be reading the body
     }
-    future.cancelFromOperation(); // at once, as for any cancelled future; the end is reported below
+    if (!forClose) {
+      future.cancelFromOperation(); // at once, as for any cancelled future; the end is reported below
+    }
     synchronized (this) {
       // Before start() the first step sees the cancel and ends the operation itself, after
       // reporting its start.
@@ -396,7 +406,7 @@ public final class HedgingDriver implements Callback {
         if (!future.completeFromOperation(response)) {
           RetryLoop.closeQuietly(response);
         }
-      } else if (op.isCanceled() && !op.realDeadlinePassed()) {
+      } else if (op.isCanceled() && !op.realDeadlinePassed() && !client.lifecycle().isClosed()) {
         future.cancelFromOperation();
       } else {
         future.failFromOperation(failure);
@@ -405,7 +415,12 @@ public final class HedgingDriver implements Callback {
     try {
       executor.execute(completion);
     } catch (RejectedExecutionException e) {
-      completion.run();
+      // The dispatcher is shut down: complete here, but never on the SDK's scheduler thread.
+      if (ClientRuntime.onSdkScheduler()) {
+        java.util.concurrent.ForkJoinPool.commonPool().execute(completion);
+      } else {
+        completion.run();
+      }
     }
   }
 

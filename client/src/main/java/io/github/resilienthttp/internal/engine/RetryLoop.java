@@ -120,8 +120,8 @@ public final class RetryLoop {
       startReported = true;
       client.listeners().operationStarted(op);
     }
-    if (op.isCanceled()) {
-      throw canceled(lastFailure);
+    if (op.isCanceled() || client.lifecycle().isClosed()) {
+      throw canceled(lastFailure); // a closed client starts no attempt: see canceled()
     }
     if (Thread.currentThread().isInterrupted()) {
       throw interrupted();
@@ -177,7 +177,7 @@ public final class RetryLoop {
    * a cancel, the operation was cancelled.
    */
   IOException bulkheadRejected(long waitedNanos, boolean cutByDeadline) {
-    if (op.isCanceled()) {
+    if (op.isCanceled() || client.lifecycle().isClosed()) {
       return canceled(lastFailure);
     }
     int next = op.attempts() + 1;
@@ -278,11 +278,16 @@ public final class RetryLoop {
         recordFailure(failure);
         throw deadlineExceeded("deadline passed during attempt " + attempt, failure);
       }
-      throw canceled(failure);
+      throw canceled(failure, current.mayHaveReachedServer());
     }
     if (failure != null && op.remainingNanos() < MIN_ATTEMPT_NANOS) {
       recordFailure(failure);
       throw deadlineExceeded("deadline passed during attempt " + attempt, failure);
+    }
+    if (failure != null && DispatcherShutdown.rejected(client.wrapped(), failure)) {
+      // Not the server's failure (nothing was sent, nothing recorded in the breaker) and not a
+      // transient one: every retry would be rejected the same way.
+      throw dispatcherShutDown(failure);
     }
     AttemptOutcome outcome = AttemptOutcome.of(request, response, failure, attempt,
         current.mayHaveReachedServer(), op.spec().idempotent(), op.spec().keySent(), op, client.timeSource());
@@ -356,6 +361,10 @@ public final class RetryLoop {
    * @return the hedge's permits, or {@code null} when no hedge may start ({@link #hedgeRefusal})
    */
   AttemptPermits reserveHedge() {
+    if (client.lifecycle().isClosed()) {
+      hedgeRefusal = ClientLifecycle.REASON;
+      return null;
+    }
     if (op.isCanceled() || op.remainingNanos() < MIN_ATTEMPT_NANOS) {
       hedgeRefusal = "deadline";
       return null;
@@ -442,11 +451,13 @@ public final class RetryLoop {
     }
     // A cancel (a listener may have called it from attemptEnded) or an interrupt stops the
     // operation before any retry is scheduled or paid for; a final answer is still returned.
+    // So does closing the client: the attempt in flight finished, no retry starts.
     boolean interrupted = Thread.currentThread().isInterrupted();
-    if (verdict == null && (op.isCanceled() || interrupted)) {
+    boolean closed = client.lifecycle().isClosed();
+    if (verdict == null && (op.isCanceled() || interrupted || closed)) {
       lastFailure = failure;
       lastStatus = response != null ? response.code() : -1;
-      throw op.isCanceled() ? canceled(failure) : interrupted();
+      throw op.isCanceled() || closed ? canceled(failure) : interrupted();
     }
     if (verdict == null) {
       Duration delay = policy.backoff().delay(attempt, client.random());
@@ -670,9 +681,37 @@ public final class RetryLoop {
         op.key(), op.spec().keySent(), op.attempts(), "deadline", cause);
   }
 
-  private ResilientHttpException canceled(IOException cause) {
+  /**
+   * The failure of a cancelled operation, or of one the client's close stopped (reason
+   * {@value ClientLifecycle#REASON}; outcome unknown when an earlier attempt may have reached the
+   * server, as for an interrupt).
+   */
+  private IOException canceled(IOException cause) {
+    return canceled(cause, false);
+  }
+
+  /** The same, for the attempt in flight; {@code sent}: its request may have reached the server. */
+  private IOException canceled(IOException cause, boolean sent) {
+    if (client.lifecycle().isClosed()) {
+      ResilientHttpException closed = new ResilientHttpException("client closed: the operation"
+          + " was stopped after " + op.attempts() + " attempt(s)", op.key(), op.spec().keySent(),
+          op.attempts(), ClientLifecycle.REASON, cause);
+      // Unknown when the server may have acted: on an earlier attempt, or on the one in flight
+      // that closeNow() cancelled after its request was written.
+      return anyMayHaveBeenProcessed || sent
+          ? unknownAfter(closed, ClientLifecycle.REASON, cause) : closed;
+    }
     return new ResilientHttpException("operation canceled", op.key(), op.spec().keySent(), op.attempts(),
         "canceled", cause);
+  }
+
+  /** The wrapped client's dispatcher refused an attempt: its executor is shut down. */
+  private IOException dispatcherShutDown(IOException cause) {
+    ResilientHttpException e = new ResilientHttpException("the wrapped OkHttpClient's dispatcher is"
+        + " shut down: its executor rejected attempt " + attempt + ", which was not sent (not"
+        + " retried: every retry would be rejected too)", op.key(), op.spec().keySent(),
+        op.attempts(), DispatcherShutdown.REASON, cause);
+    return anyMayHaveBeenProcessed ? unknownAfter(e, DispatcherShutdown.REASON, cause) : e;
   }
 
   private static IOException lastStatusNote(int lastStatus) {

@@ -37,7 +37,7 @@ import okhttp3.Response;
  * returned, whichever comes first; a cancel after the final response was handed over does nothing.
  * Thread-safe. Not API.
  */
-public final class Run {
+public final class Run implements ClientLifecycle.Stoppable {
   private static final int RUNNING = 0;
   private static final int CANCELED = 1;
   private static final int RETURNED = 2;
@@ -177,6 +177,40 @@ public final class Run {
    * re-send, a wait). A run not started yet starts cancelled. Once; thread-safe.
    */
   public void cancel() {
+    stop(false);
+  }
+
+  /**
+   * The client closes: {@code now}, as {@link #cancel()} but the operation fails with the close's
+   * failure; otherwise the attempt in flight goes on, and a wait (between attempts, for a bulkhead
+   * permit, between polls) wakes, so the run ends at once ({@code RetryLoop} and the steps start
+   * nothing on a closed client).
+   */
+  @Override
+  public void clientClosing(boolean now) {
+    if (now) {
+      stop(true);
+      return;
+    }
+    Execution e = op;
+    if (e != null) {
+      e.cancelSignal().complete(null); // wakes a blocking backoff or bulkhead wait
+    }
+    Object c = current;
+    if (c instanceof AsyncDriver a) {
+      a.wake();
+    } else if (c instanceof Chain wait) {
+      wait.cutShort();
+    } else if (c instanceof CompletableFuture<?> blockingWait) {
+      blockingWait.complete(null);
+    }
+  }
+
+  private boolean closed() {
+    return runtime.lifecycle().isClosed();
+  }
+
+  private void stop(boolean forClose) {
     if (!STATE.compareAndSet(this, RUNNING, CANCELED)) {
       return; // returned (the caller may be reading the body), or cancelled before
     }
@@ -198,9 +232,9 @@ public final class Run {
       if (c instanceof Call call) {
         call.cancel();
       } else if (c instanceof AsyncDriver a) {
-        a.cancel();
+        a.stop(forClose);
       } else if (c instanceof HedgingDriver h) {
-        h.cancel();
+        h.stop(forClose);
       }
     }
   }
@@ -214,6 +248,16 @@ public final class Run {
    * @throws IOException the run's failure (after the outbox exit, if any)
    */
   public Response execute() throws IOException {
+    ClientLifecycle lifecycle = runtime.lifecycle();
+    lifecycle.enter(this);
+    try {
+      return runBlocking();
+    } finally {
+      lifecycle.exit(this);
+    }
+  }
+
+  private Response runBlocking() throws IOException {
     Steps s = steps;
     if (s == null) {
       return attempts();
@@ -241,8 +285,8 @@ public final class Run {
         // cancel() completes it: the wait ends at once, and the machine sees the cancel.
         CompletableFuture<Void> woken = new CompletableFuture<>();
         current = woken;
-        if (isCanceled()) {
-          woken.complete(null); // cancel() read current before it was this wait
+        if (isCanceled() || closed()) {
+          woken.complete(null); // cancel() or close() read current before it was this wait
         }
         try {
           runtime.timeSource().sleep(wait.delay(), woken);
@@ -345,6 +389,20 @@ public final class Run {
    * @return the future of the final response, which the caller must close
    */
   public CompletableFuture<Response> executeAsync() {
+    ClientLifecycle lifecycle = runtime.lifecycle();
+    lifecycle.enter(this);
+    CompletableFuture<Response> f;
+    try {
+      f = runAsync();
+    } catch (RuntimeException | Error e) {
+      lifecycle.exit(this);
+      throw e;
+    }
+    f.whenComplete((r, e) -> lifecycle.exit(this));
+    return f;
+  }
+
+  private CompletableFuture<Response> runAsync() {
     Steps s = steps;
     if (s == null) {
       return attemptsAsync();
@@ -441,8 +499,8 @@ public final class Run {
           throw machine.waitStopped(e);
         }
         current = this;
-        if (isCanceled()) {
-          cutShort(); // cancel() read current before it was this wait
+        if (isCanceled() || closed()) {
+          cutShort(); // cancel() or close() read current before it was this wait
         }
       } else {
         CompletableFuture<Response> sent;

@@ -2,6 +2,7 @@ package io.github.resilienthttp.internal.okhttp;
 
 import io.github.resilienthttp.internal.engine.Attempt;
 import io.github.resilienthttp.internal.engine.BlockingDriver;
+import io.github.resilienthttp.internal.engine.ClientLifecycle;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
 import io.github.resilienthttp.internal.engine.Execution;
 import io.github.resilienthttp.internal.engine.RetryLoop;
@@ -46,6 +47,17 @@ public final class RetryInterceptor implements Interceptor {
       op = chain.call().tag(Execution.TAG,
           Execution.forPlainCall(client, request).asTag());
     }
+    // A closed client sends nothing new; a running call hears the close (see ClientLifecycle).
+    ClientLifecycle lifecycle = client.lifecycle();
+    ClientLifecycle.Stoppable registered = lifecycle.enterPlainCall(op, chain.call());
+    try {
+      return proceed(chain, request, op);
+    } finally {
+      lifecycle.exit(registered);
+    }
+  }
+
+  private Response proceed(Chain chain, Request request, Execution op) throws IOException {
     if (op.spec().passThrough()) {
       return (wrappedRetriesOnConnectionFailure ? chain.withRetryOnConnectionFailure(true) : chain)
           .proceed(request);

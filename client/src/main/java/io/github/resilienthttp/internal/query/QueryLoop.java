@@ -132,7 +132,9 @@ public final class QueryLoop implements Steps {
   }
 
   private static boolean queryable(OutcomeUnknownException e) {
-    return !e.reason().equals("interrupted") && !e.reason().equals("canceled");
+    // A closed client starts no query: the caller settles the outcome (with another client).
+    return !e.reason().equals("interrupted") && !e.reason().equals("canceled")
+        && !e.reason().equals(io.github.resilienthttp.internal.engine.ClientLifecycle.REASON);
   }
 
   /** Throws {@code unknown} when the grace delay would leave no time for the query. */
