@@ -390,11 +390,11 @@ public final class PollLoop implements Steps {
   }
 
   private void checkCanceled() throws IOException {
+    if (runtime.lifecycle().isClosed()) {
+      throw closedFailure(); // closeNow() cancels the run too: the close is the reason
+    }
     if (run.isCanceled()) {
       throw canceledFailure();
-    }
-    if (runtime.lifecycle().isClosed()) {
-      throw closedFailure();
     }
   }
 
@@ -439,10 +439,10 @@ public final class PollLoop implements Steps {
     if (OriginGuard.refused(e)) {
       reason = OriginGuard.REASON; // whatever a custom classifier called it
     }
-    if (run.isCanceled()) {
-      reason = "canceled";
-    } else if (runtime.lifecycle().isClosed()) {
+    if (runtime.lifecycle().isClosed()) {
       reason = ClientLifecycle.REASON;
+    } else if (run.isCanceled()) {
+      reason = "canceled";
     }
     return new PollFailedException("poll failed: " + e.getMessage(), token, attempts, reason,
         e instanceof OutcomeUnknownException u ? u.statusCode() : status, e);

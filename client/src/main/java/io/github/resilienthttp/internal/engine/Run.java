@@ -215,8 +215,8 @@ public final class Run implements ClientLifecycle.Stoppable {
       return; // returned (the caller may be reading the body), or cancelled before
     }
     OperationFuture f = future;
-    if (f != null) {
-      f.cancelFromOperation();
+    if (f != null && !forClose) {
+      f.cancelFromOperation(); // a close fails the future instead, through the steps: client-closed
     }
     Execution e = op;
     boolean attemptsCanceled = e != null && e.cancel();
