@@ -1,6 +1,6 @@
 package io.github.resilienthttp;
 
-import io.github.resilienthttp.internal.engine.AnswerInContext;
+import io.github.resilienthttp.internal.classify.AnswerInContext;
 import io.github.resilienthttp.internal.classify.IdempotencySignal;
 import java.util.Arrays;
 import java.util.Set;
