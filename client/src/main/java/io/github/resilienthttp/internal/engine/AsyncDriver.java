@@ -1,6 +1,5 @@
 package io.github.resilienthttp.internal.engine;
 
-import io.github.resilienthttp.ResilientHttpException;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -168,8 +167,7 @@ public final class AsyncDriver implements Callback {
       s = client.scheduler().schedule(() -> guarded(this::step, callbackExecutor()),
           DurationMath.toNanos(loop.retryDelay()), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
-      fail(new ResilientHttpException("the scheduler rejected the retry", op.key(), op.spec().keySent(),
-          op.attempts(), "scheduler-rejected", e), Runnable::run);
+      fail(loop.schedulerRejected("the retry", e), Runnable::run);
       return;
     }
     scheduled = s;

@@ -3,6 +3,7 @@ package io.github.resilienthttp.internal.engine;
 import io.github.resilienthttp.BulkheadFullException;
 import io.github.resilienthttp.CircuitBreakerOpenException;
 import io.github.resilienthttp.DeadlineExceededException;
+import io.github.resilienthttp.OperationFailure;
 import io.github.resilienthttp.OperationInterruptedException;
 import io.github.resilienthttp.OutcomeUnknownAnswerException;
 import io.github.resilienthttp.OutcomeUnknownException;
@@ -25,6 +26,14 @@ import okhttp3.Response;
  * attempts used up) after an attempt whose outcome was unknown does not mean "nothing happened", so
  * the caller gets {@link OutcomeUnknownException} with the rejection's reason and the rejection
  * attached as suppressed, and nobody retries with a new key what may already have been done.
+ *
+ * <p>Every failure says whether the server may have acted
+ * ({@link io.github.resilienthttp.OperationFailure#mayHaveExecuted()}), by one rule: yes when any
+ * attempt may have been processed ({@link #anyMayHaveBeenProcessed}, which the wrapping above
+ * already turns into outcome unknown), or when the attempt that ends the run may have acted: it
+ * was on the wire when a cancel or the deadline cut it, it was a success the caller never got,
+ * or a permanent failure after its request was written. The {@code acted} arguments below carry
+ * that last part; every other ending is built with what the run remembers.
  *
  * <p>It is the base class of {@link RetryLoop} (as {@code WatchEntry} is of {@code Execution}), so
  * that this memory costs no object of its own per run. Not thread-safe: the loop's driver calls it,
@@ -52,10 +61,35 @@ abstract class Failures {
     lastStatus = response != null ? response.code() : -1;
   }
 
-  /** The operation was cancelled. */
+  /**
+   * The facts of an ending: the operation's key, {@code attempts}, {@code reason}, and whether
+   * the server may have acted (an earlier attempt, or the ending one: {@code acted}).
+   */
+  final OperationFailure.Facts facts(int attempts, String reason, boolean acted) {
+    return new OperationFailure.Facts(op.key(), op.spec().keySent(), attempts, reason,
+        acted || anyMayHaveBeenProcessed);
+  }
+
+  /** The operation was cancelled between attempts. */
   final ResilientHttpException canceled(IOException cause) {
-    return new ResilientHttpException("operation canceled", op.key(), op.spec().keySent(),
-        op.attempts(), "canceled", cause);
+    return canceled(cause, false);
+  }
+
+  /**
+   * The operation was cancelled.
+   *
+   * @param acted whether the attempt the cancel stopped (or whose answer it discarded) may have
+   *     been processed
+   */
+  final ResilientHttpException canceled(IOException cause, boolean acted) {
+    return new ResilientHttpException(facts(op.attempts(), "canceled", acted),
+        "operation canceled", cause);
+  }
+
+  /** The user's scheduler refused a wait of the run ({@code what}). */
+  final ResilientHttpException schedulerRejected(String what, Throwable cause) {
+    return new ResilientHttpException(facts(op.attempts(), "scheduler-rejected", false),
+        "the scheduler rejected " + what, cause);
   }
 
   /**
@@ -69,11 +103,21 @@ abstract class Failures {
     return anyMayHaveBeenProcessed ? unknownAfter(e, "interrupted", lastFailure) : e;
   }
 
-  /** The deadline passed, or the next retry could only start after it. */
+  /** The deadline passed between attempts, or the next retry could only start after it. */
   final DeadlineExceededException deadlineExceeded(String message, IOException cause) {
-    return new DeadlineExceededException(message + " (deadline "
-        + TimeUnit.NANOSECONDS.toMillis(op.spec().deadlineDurationNanos()) + " ms)", op.key(),
-        op.spec().keySent(), op.attempts(), "deadline", cause);
+    return deadlineExceeded(message, cause, false);
+  }
+
+  /**
+   * The deadline passed.
+   *
+   * @param acted whether an attempt in flight when it passed may have been processed
+   */
+  final DeadlineExceededException deadlineExceeded(String message, IOException cause,
+      boolean acted) {
+    return new DeadlineExceededException(facts(op.attempts(), "deadline", acted), message
+        + " (deadline " + TimeUnit.NANOSECONDS.toMillis(op.spec().deadlineDurationNanos())
+        + " ms)", cause);
   }
 
   /** The breaker refused the attempt after {@code attempts}, or opened during the last one. */
@@ -111,10 +155,15 @@ abstract class Failures {
         attempt, RetryBudgetExhaustedException.REASON, failure));
   }
 
-  /** The classifier called the attempt's exception permanent. */
-  final ResilientHttpException permanent(IOException failure, int attempt, String reason) {
-    return new ResilientHttpException("permanent failure: " + failure, op.key(),
-        op.spec().keySent(), attempt, reason, failure);
+  /**
+   * The classifier called the attempt's exception permanent.
+   *
+   * @param acted whether the attempt's request was written before it failed
+   */
+  final ResilientHttpException permanent(IOException failure, int attempt, String reason,
+      boolean acted) {
+    return new ResilientHttpException(facts(attempt, reason, acted),
+        "permanent failure: " + failure, failure);
   }
 
   /** A retryable operation that may not retry, without a response: retries exhausted or unknown. */

@@ -82,7 +82,7 @@ public final class HedgingDriver implements Callback {
       // Before start() the first step sees the cancel and ends the operation itself, after
       // reporting its start.
       if (started && !ended) {
-        end(null, loop.canceledFailure());
+        end(null, loop.canceledFailure(inFlight));
       }
     }
   }
@@ -236,8 +236,7 @@ public final class HedgingDriver implements Callback {
         synchronized (this) {
           guarded(() -> {
             if (!ended) {
-              end(null, loop.deadlineExceeded("deadline passed with " + inFlight.size()
-                  + " hedged attempt(s) in flight", null));
+              end(null, loop.deadlineInFlight(inFlight));
             }
           });
         }

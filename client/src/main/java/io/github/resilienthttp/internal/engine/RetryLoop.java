@@ -15,6 +15,7 @@ import io.github.resilienthttp.internal.classify.AnswerInContext;
 import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
@@ -129,9 +130,32 @@ public final class RetryLoop extends Failures {
     return remaining;
   }
 
-  /** The failure of a cancelled operation. */
+  /**
+   * The failure of a cancelled operation; also when a cancel won the race against handing over a
+   * response (then the server acted if that response was a success).
+   */
   IOException canceledFailure() {
-    return canceled(lastFailure);
+    return canceled(lastFailure, lastSuccess);
+  }
+
+  /** The failure of a hedged operation cancelled with {@code inFlight} copies in flight. */
+  IOException canceledFailure(List<Attempt> inFlight) {
+    return canceled(lastFailure, lastSuccess || anyOnWire(inFlight));
+  }
+
+  /** The deadline passed with {@code inFlight} hedged copies in flight. */
+  DeadlineExceededException deadlineInFlight(List<Attempt> inFlight) {
+    return deadlineExceeded("deadline passed with " + inFlight.size()
+        + " hedged attempt(s) in flight", null, anyOnWire(inFlight));
+  }
+
+  private static boolean anyOnWire(List<Attempt> copies) {
+    for (int i = 0; i < copies.size(); i++) {
+      if (copies.get(i).mayHaveReachedServer()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Throws the cancel when the operation was cancelled (after a wait, before sending). */
@@ -243,13 +267,15 @@ public final class RetryLoop extends Failures {
     if (callCanceled || op.isCanceled()) {
       if (op.realDeadlinePassed() || op.remainingNanos() < MIN_ATTEMPT_NANOS) {
         AttemptJudge.recordDeadline(permits, failure);
-        throw deadlineExceeded("deadline passed during attempt " + attempt, failure);
+        throw deadlineExceeded("deadline passed during attempt " + attempt, failure,
+            current.mayHaveReachedServer());
       }
-      throw canceled(failure);
+      throw canceled(failure, current.mayHaveReachedServer());
     }
     if (failure != null && op.remainingNanos() < MIN_ATTEMPT_NANOS) {
       AttemptJudge.recordDeadline(permits, failure);
-      throw deadlineExceeded("deadline passed during attempt " + attempt, failure);
+      throw deadlineExceeded("deadline passed during attempt " + attempt, failure,
+          current.mayHaveReachedServer());
     }
     Decision decision = AttemptJudge.decision(op, request, current, response, failure,
         anyMayHaveBeenProcessed);
@@ -433,7 +459,7 @@ public final class RetryLoop extends Failures {
         if (response != null) {
           return response;
         }
-        throw permanent(failure, attempt, decision.reason());
+        throw permanent(failure, attempt, decision.reason(), current.mayHaveReachedServer());
       case OUTCOME_UNKNOWN:
         throw outcomeUnknown(verdict.reason(), verdict.message(), response, failure, attempt);
       case GIVE_UP:
