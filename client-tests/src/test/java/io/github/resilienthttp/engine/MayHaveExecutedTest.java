@@ -8,6 +8,7 @@ import io.github.resilienthttp.Backoff;
 import io.github.resilienthttp.BulkheadFullException;
 import io.github.resilienthttp.CircuitBreakerOpenException;
 import io.github.resilienthttp.DeadlineExceededException;
+import io.github.resilienthttp.LoopbackServer;
 import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.Operation;
 import io.github.resilienthttp.OperationFailure;
@@ -38,10 +39,10 @@ import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -80,6 +81,8 @@ class MayHaveExecutedTest {
   }
 
   private static final ExecutorService callers = Executors.newCachedThreadPool();
+  @RegisterExtension
+  final LoopbackServer loopback = new LoopbackServer();
   private MockWebServer server;
   private OkHttpClient okHttp;
 
@@ -130,17 +133,9 @@ class MayHaveExecutedTest {
   }
 
   @BeforeEach
-  void start() throws IOException {
-    server = new MockWebServer();
-    server.start();
-    okHttp = new OkHttpClient();
-  }
-
-  @AfterEach
-  void stop() {
-    okHttp.dispatcher().cancelAll();
-    okHttp.connectionPool().evictAll();
-    server.close();
+  void start() {
+    server = loopback.server();
+    okHttp = loopback.okHttp();
   }
 
   @ParameterizedTest(name = "{0}, {1}")

@@ -212,7 +212,7 @@ public final class AsyncDriver implements Callback {
       return;
     }
     try {
-      loop.ended(response, null);
+      response = loop.ended(response, null);
     } catch (RuntimeException | Error e) {
       // A listener's Error passed on by the Listeners shield: the caller gets it, not the response.
       RetryLoop.closeQuietly(response);

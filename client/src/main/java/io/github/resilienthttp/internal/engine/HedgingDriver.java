@@ -382,7 +382,7 @@ public final class HedgingDriver implements Callback {
       op.endWithoutResponse();
     }
     try {
-      loop.ended(response, failure, winner);
+      response = loop.ended(response, failure, winner);
     } finally {
       complete(response, failure);
     }

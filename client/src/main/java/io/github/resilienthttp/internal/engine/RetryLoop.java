@@ -505,13 +505,17 @@ public final class RetryLoop extends Failures {
     return s == CircuitBreaker.State.OPEN || s == CircuitBreaker.State.FORCED_OPEN;
   }
 
-  /** Reports the end of the operation to listeners and the log. */
-  void ended(Response response, Throwable failure) {
-    ended(response, failure, response != null ? current : null);
+  /**
+   * Reports the end of the operation to listeners and the log.
+   *
+   * @return the response to hand over ({@link #explained}), or {@code null} without one
+   */
+  Response ended(Response response, Throwable failure) {
+    return ended(response, failure, response != null ? current : null);
   }
 
   /** The same, naming the attempt whose response is returned (a hedge may beat the first). */
-  void ended(Response response, Throwable failure, Attempt winner) {
+  Response ended(Response response, Throwable failure, Attempt winner) {
     op.end();
     if (retryTokenHeld) {
       // Paid for a retry that never started (cancel, interrupt, deadline, breaker, bulkhead).
@@ -524,8 +528,10 @@ public final class RetryLoop extends Failures {
         OperationResult.Outcome.of(response != null && lastSuccess, response != null, failure);
     boolean quiet = outcome == OperationResult.Outcome.SUCCESS
         || (outcome == OperationResult.Outcome.FAILED_RESPONSE && !lastRetryable);
-    if (quiet && client.listeners().isEmpty() && !log.isDebugEnabled()) {
-      return;
+    // A success at the first attempt needs no explaining: the fast path copies nothing.
+    boolean explain = response != null && !(lastSuccess && op.attempts() == 1);
+    if (quiet && !explain && client.listeners().isEmpty() && !log.isDebugEnabled()) {
+      return response;
     }
     OperationResult result = new OperationResult(outcome, op.attempts(), op.networkRequests(),
         Duration.ofNanos(op.elapsedNanos()), response != null ? response.code() : -1, failure,
@@ -539,6 +545,16 @@ public final class RetryLoop extends Failures {
       log.debug("{} ended: {}", op.info(), result);
     }
     client.listeners().operationEnded(op, result);
+    return explain ? explained(response, result) : response;
+  }
+
+  /**
+   * {@code response}, its request tagged with {@code result}, for {@link OperationResult#of}: the
+   * same body and headers in a new {@code Response} (OkHttp's responses are immutable).
+   */
+  private static Response explained(Response response, OperationResult result) {
+    return response.newBuilder().request(response.request().newBuilder()
+        .tag(OperationResult.class, result).build()).build();
   }
 
   /** Ends a retryable operation that may not retry: returns the last response or throws. */
