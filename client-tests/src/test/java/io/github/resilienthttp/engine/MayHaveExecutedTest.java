@@ -188,6 +188,46 @@ class MayHaveExecutedTest {
     assertThat(server.getRequestCount()).isZero();
   }
 
+  /** How a hedged {@code execute()} is stopped while its copies are on the wire. */
+  enum HedgedStop { DEADLINE, CANCEL, INTERRUPT }
+
+  @ParameterizedTest(name = "hedged, {0}")
+  @org.junit.jupiter.params.provider.EnumSource(HedgedStop.class)
+  void aHedgedRunStoppedWithCopiesOnTheWireSaysTheServerMayHaveActed(HedgedStop stop)
+      throws Exception {
+    for (int i = 0; i < 2; i++) { // the first copy and its hedge: both answer late
+      server.enqueue(new MockResponse.Builder().code(200).headersDelay(5, TimeUnit.SECONDS).build());
+    }
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).noCircuitBreaker()
+        .retryBudget(RetryBudget.unlimited())
+        .retryPolicy(policy().deadline(stop == HedgedStop.DEADLINE ? Duration.ofMillis(500)
+            : Duration.ofSeconds(20)).build())
+        .hedging(io.github.resilienthttp.HedgingPolicy.builder().delay(Duration.ofMillis(50))
+            .maxHedges(1).build())
+        .build();
+    Operation op = client.operation(new Request.Builder().url(server.url("/slow")).build());
+    java.util.concurrent.atomic.AtomicReference<Thread> caller =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    CompletableFuture<Throwable> failure = CompletableFuture.supplyAsync(() -> {
+      caller.set(Thread.currentThread());
+      return failureOf(op);
+    }, callers);
+    server.takeRequest(); // a copy is on the wire
+    if (stop == HedgedStop.CANCEL) {
+      op.cancel();
+    } else if (stop == HedgedStop.INTERRUPT) {
+      caller.get().interrupt();
+    }
+
+    Throwable f = failure.get(20, TimeUnit.SECONDS);
+    assertThat(f).isInstanceOf(switch (stop) {
+      case DEADLINE -> DeadlineExceededException.class;
+      case CANCEL -> ResilientHttpException.class;
+      case INTERRUPT -> io.github.resilienthttp.OperationInterruptedException.class;
+    });
+    assertThat(((OperationFailure) f).mayHaveExecuted()).as("%s", f).isTrue();
+  }
+
   @Test
   void refusalsBeforeTheFirstAttemptAndTheOutcomeUnknownTypesAnswerByTheirKind() {
     OperationFailure.Facts facts = new OperationFailure.Facts("k", true, 0, "r");

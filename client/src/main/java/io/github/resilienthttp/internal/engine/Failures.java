@@ -98,8 +98,17 @@ abstract class Failures {
    * (reason {@code interrupted}, the interrupt attached as suppressed).
    */
   final IOException interrupted() {
-    OperationInterruptedException e = new OperationInterruptedException(op.key(),
-        op.spec().keySent(), op.attempts(), lastFailure);
+    return interrupted(false);
+  }
+
+  /**
+   * The same, when attempts may be in flight.
+   *
+   * @param acted whether an attempt in flight may have been processed
+   */
+  final IOException interrupted(boolean acted) {
+    OperationInterruptedException e = new OperationInterruptedException(
+        facts(op.attempts(), "interrupted", acted), lastFailure);
     return anyMayHaveBeenProcessed ? unknownAfter(e, "interrupted", lastFailure) : e;
   }
 

@@ -2,6 +2,7 @@ package io.github.resilienthttp.internal.engine;
 
 import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.HedgingPolicy;
+import io.github.resilienthttp.ResilientHttpException;
 import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -41,6 +42,8 @@ public final class HedgingDriver implements Callback {
   /** Guarded by this. */
   private final List<Attempt> inFlight = new ArrayList<>(2);
   private boolean ended;
+  /** What the run ended with, when it ended without a response. */
+  private Throwable endFailure;
   private boolean started;
   private int copies;
   private ScheduledFuture<?> hedgeTimer;
@@ -65,6 +68,20 @@ public final class HedgingDriver implements Callback {
       guarded(this::first);
     }
     return future;
+  }
+
+  /**
+   * What a blocking caller gets when interrupted: whether a copy in flight may have been processed
+   * is known only before {@link #cancel()} drops them.
+   */
+  synchronized IOException interruptedFailure() {
+    return loop.interruptedInFlight(inFlight);
+  }
+
+  /** What a blocking caller gets for a cancelled run: the cancel's own failure once it ended. */
+  synchronized IOException canceledFailure() {
+    return endFailure instanceof ResilientHttpException e && "canceled".equals(e.reason())
+        ? e : loop.canceledFailure(inFlight);
   }
 
   /** The attempt whose answer won, or {@code null}. */
@@ -350,6 +367,7 @@ public final class HedgingDriver implements Callback {
       winner = null;
     }
     ended = true;
+    endFailure = failure;
     cancelTimer(hedgeTimer);
     cancelTimer(deadlineTimer);
     Admission wait = bulkheadWait;

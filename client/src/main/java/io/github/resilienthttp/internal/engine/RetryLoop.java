@@ -143,6 +143,11 @@ public final class RetryLoop extends Failures {
     return canceled(lastFailure, lastSuccess || anyOnWire(inFlight));
   }
 
+  /** A blocking caller of a hedged run was interrupted with {@code inFlight} copies in flight. */
+  IOException interruptedInFlight(List<Attempt> inFlight) {
+    return interrupted(anyOnWire(inFlight));
+  }
+
   /** The deadline passed with {@code inFlight} hedged copies in flight. */
   DeadlineExceededException deadlineInFlight(List<Attempt> inFlight) {
     return deadlineExceeded("deadline passed with " + inFlight.size()

@@ -1,8 +1,6 @@
 package io.github.resilienthttp.internal.engine;
 
 import io.github.resilienthttp.HedgingPolicy;
-import io.github.resilienthttp.OperationInterruptedException;
-import io.github.resilienthttp.ResilientHttpException;
 import java.io.IOException;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -119,13 +117,13 @@ public final class Run {
       return future.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      // The copies in flight may have reached the server (mayHaveExecuted); a hedged operation is
+      // idempotent, so the same key (or method) may be retried safely.
+      IOException interrupted = h.interruptedFailure();
       h.cancel();
-      // The copies in flight may have reached the server; a hedged operation is idempotent, so the
-      // same key (or method) may be retried safely.
-      throw new OperationInterruptedException(op.key(), op.spec().keySent(), op.attempts(), null);
+      throw interrupted;
     } catch (CancellationException e) {
-      throw new ResilientHttpException("operation canceled", op.key(), op.spec().keySent(),
-          op.attempts(), "canceled", null);
+      throw h.canceledFailure();
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof IOException io) {
