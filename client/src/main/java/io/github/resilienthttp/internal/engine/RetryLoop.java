@@ -24,17 +24,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The retry decisions of one operation, independent of how attempts are sent and waits are made:
- * the
- * blocking {@link io.github.resilienthttp.internal.okhttp.RetryInterceptor} and the non-blocking
- * {@link AsyncDriver} drive the same loop,
- * so {@code execute()} and {@code executeAsync()} have the same semantics.
+ * the blocking {@link io.github.resilienthttp.internal.okhttp.RetryInterceptor} and the
+ * non-blocking {@link AsyncDriver} drive the same loop, so {@code execute()} and
+ * {@code executeAsync()} have the same semantics.
  *
  * <p>Per attempt, in order (as in .NET's standard resilience handler: total deadline, retry with
  * budget, circuit breaker, attempt timeout): {@link #beforeAttempt()} (interrupt, deadline, breaker
  * permission), the driver's bulkhead permit, {@link #startAttempt(long)}, the driver sends,
  * {@link #afterAttempt} (classification, breaker record, listeners, and the decision: return,
- * throw,
- * or retry after a delay whose budget token is already taken), and the driver waits.
+ * throw, or retry after a delay whose budget token is already taken), and the driver waits.
  *
  * <p>What an attempt's answer means is {@link AttemptJudge}'s; every exception the run ends with
  * is built by {@link Failures}, its base class (which also keeps what the run remembers for
@@ -80,10 +78,10 @@ public final class RetryLoop extends Failures {
   }
 
   /**
-   * Whether {@code request}'s body may be sent only once: one-shot ({@link
-   * RequestBody#isOneShot()})
-   * or above the policy's replay bound ({@link RetryPolicy#maxReplayableBodyBytes()}). Such a body
-   * is never sent twice at the same time either: its operation is not hedged.
+   * Whether {@code request}'s body may be sent only once: one-shot
+   * ({@link RequestBody#isOneShot()}) or above the policy's replay bound
+   * ({@link RetryPolicy#maxReplayableBodyBytes()}). Such a body is never sent twice at the same
+   * time either: its operation is not hedged.
    */
   public static boolean sentOnce(Request request, RetryPolicy policy) {
     RequestBody body = request.body();
