@@ -198,6 +198,6 @@ class AnswerInContextTest {
     }
     assertThat(reasons).containsExactly("417 idempotency-key-mismatch", "422 idempotency-key-mismatch",
         "422 status-422", "400 idempotency-key-mismatch");
-    assertThatThrownBy(() -> KeyMismatchClassifier.statuses(500)).hasMessageContaining("statuses: 500");
+    assertThatThrownBy(() -> KeyMismatchClassifier.statuses(500)).hasMessage("statuses must be in 400..499 but was 500");
   }
 }

@@ -23,8 +23,8 @@ public class AsyncOperationDeadlineExceededException extends DeadlineExceededExc
    */
   public AsyncOperationDeadlineExceededException(String message, ResumeToken resumeToken,
       int attempts, Throwable cause) {
-    super(message, resumeToken.idempotencyKey(), resumeToken.idempotencyKeySent(), attempts,
-        "deadline-exceeded", cause);
+    super(new Facts(resumeToken.idempotencyKey(), resumeToken.idempotencyKeySent(), attempts,
+        "deadline-exceeded", true), message, cause);
     this.resumeToken = resumeToken;
   }
 

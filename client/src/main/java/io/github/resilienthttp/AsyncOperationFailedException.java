@@ -33,9 +33,9 @@ public class AsyncOperationFailedException extends ResilientHttpException implem
    */
   public AsyncOperationFailedException(ResumeToken resumeToken, int attempts,
       PollStatus.State state, int statusCode, String details) {
-    super("asynchronous operation " + state.name().toLowerCase(java.util.Locale.ROOT),
-        resumeToken.idempotencyKey(), resumeToken.idempotencyKeySent(), attempts,
-        state == PollStatus.State.CANCELED ? "async-canceled" : "async-failed", null);
+    super(new Facts(resumeToken.idempotencyKey(), resumeToken.idempotencyKeySent(), attempts,
+        state == PollStatus.State.CANCELED ? "async-canceled" : "async-failed", true),
+        "asynchronous operation " + state.name().toLowerCase(java.util.Locale.ROOT), null);
     this.resumeToken = resumeToken;
     this.state = Objects.requireNonNull(state, "state");
     this.statusCode = statusCode;

@@ -20,7 +20,8 @@ public class AsyncOperationInterruptedException extends OperationInterruptedExce
    */
   public AsyncOperationInterruptedException(ResumeToken resumeToken, int attempts,
       Throwable cause) {
-    super(resumeToken.idempotencyKey(), resumeToken.idempotencyKeySent(), attempts, cause);
+    super(new Facts(resumeToken.idempotencyKey(), resumeToken.idempotencyKeySent(), attempts,
+        "interrupted", true), cause);
     this.resumeToken = resumeToken;
   }
 

@@ -1,5 +1,6 @@
 package io.github.resilienthttp;
 
+import io.github.resilienthttp.internal.util.Ranges;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -445,21 +446,14 @@ public final class AsyncOperationPolicy {
      */
     public AsyncOperationPolicy build() {
       RetryPolicy.Builder.checkRange("minPollInterval", minPollInterval, Duration.ofMillis(1));
-      RetryPolicy.Builder.checkRange("maxPollInterval", maxPollInterval, Duration.ofMillis(1));
-      if (maxPollInterval.compareTo(minPollInterval) < 0) {
-        throw new IllegalArgumentException("maxPollInterval must be at least minPollInterval");
-      }
-      if (!(jitter >= 0 && jitter <= 1)) {
-        throw new IllegalArgumentException("jitter must be between 0 and 1");
-      }
+      RetryPolicy.Builder.checkRange("maxPollInterval", maxPollInterval, minPollInterval);
+      Ranges.check("jitter", jitter, 0, 1);
       if (deadline != null) {
         RetryPolicy.Builder.checkRange("deadline", deadline, Duration.ofMillis(1));
       }
-      if (maxStatusBodyBytes < 1 || maxStatusBodyBytes > 1024 * 1024) {
-        throw new IllegalArgumentException("maxStatusBodyBytes must be 1 to 1 MiB");
-      }
-      if (keyRetention != null && keyRetention.compareTo(Duration.ofMillis(1)) < 0) {
-        throw new IllegalArgumentException("keyRetention must be at least 1 ms");
+      Ranges.check("maxStatusBodyBytes", maxStatusBodyBytes, 1, 1024 * 1024);
+      if (keyRetention != null) {
+        Ranges.atLeast("keyRetention", keyRetention, Duration.ofMillis(1));
       }
       return new AsyncOperationPolicy(this);
     }

@@ -1,8 +1,8 @@
 package io.github.resilienthttp;
 
 import io.github.resilienthttp.internal.engine.ExponentialFullJitterBackoff;
+import io.github.resilienthttp.internal.util.Ranges;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.random.RandomGenerator;
 
 /**
@@ -48,10 +48,7 @@ public interface Backoff {
    * @throws IllegalArgumentException when {@code delay} is negative
    */
   static Backoff fixed(Duration delay) {
-    Objects.requireNonNull(delay, "delay");
-    if (delay.isNegative()) {
-      throw new IllegalArgumentException("delay must be >= 0 but was " + delay);
-    }
+    Ranges.atLeast("delay", delay, Duration.ZERO);
     return new Backoff() {
       @Override
       public Duration delay(int retry, RandomGenerator random) {

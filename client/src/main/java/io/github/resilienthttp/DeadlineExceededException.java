@@ -10,6 +10,8 @@ import java.io.InterruptedIOException;
  * <p>Extends {@link InterruptedIOException}, like OkHttp's own call timeout. When the deadline passes
  * while the last attempt is in flight, its outcome is unknown for the same reasons as
  * {@link OutcomeUnknownException}: resume with the same key, or query.
+ * {@link #mayHaveExecuted()} says whether any attempt may have been processed (the one rule of
+ * {@link OperationFailure#mayHaveExecuted()}).
  */
 public class DeadlineExceededException extends InterruptedIOException implements OperationFailure {
   private static final long serialVersionUID = 1L;
@@ -33,7 +35,16 @@ public class DeadlineExceededException extends InterruptedIOException implements
     this(new Facts(idempotencyKey, idempotencyKeySent, attempts, reason), message, cause);
   }
 
-  private DeadlineExceededException(Facts facts, String message, Throwable cause) {
+  /**
+   * Creates the exception from its facts, among them whether the server may have acted
+   * ({@link #mayHaveExecuted()}: an attempt may have been processed before or while the deadline
+   * passed); the other constructor says it did not.
+   *
+   * @param facts the key, attempts, reason and whether the server may have acted; not null
+   * @param message what went wrong, for people
+   * @param cause the last attempt's failure, may be {@code null}
+   */
+  public DeadlineExceededException(Facts facts, String message, Throwable cause) {
     super(facts.describe(message));
     this.facts = facts;
     if (cause != null) {

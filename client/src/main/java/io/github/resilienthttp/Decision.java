@@ -1,5 +1,6 @@
 package io.github.resilienthttp;
 
+import io.github.resilienthttp.internal.util.Ranges;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -127,11 +128,7 @@ public final class Decision {
 
   private static Duration checkDelay(Optional<Duration> retryAfter) {
     Objects.requireNonNull(retryAfter, "retryAfter");
-    retryAfter.ifPresent(d -> {
-      if (d.isNegative()) {
-        throw new IllegalArgumentException("retryAfter must be >= 0 but was " + d);
-      }
-    });
+    retryAfter.ifPresent(d -> Ranges.atLeast("retryAfter", d, Duration.ZERO));
     return retryAfter.orElse(null);
   }
 

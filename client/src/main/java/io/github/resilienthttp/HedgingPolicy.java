@@ -1,5 +1,6 @@
 package io.github.resilienthttp;
 
+import io.github.resilienthttp.internal.util.Ranges;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -229,16 +230,11 @@ public final class HedgingPolicy {
       if (delay != null) {
         RetryPolicy.Builder.checkRange("delay", delay, Duration.ZERO);
       } else {
-        if (!(percentile >= 50 && percentile <= 99.9)) {
-          throw new IllegalArgumentException("percentile must be in 50..99.9 but was " + percentile);
-        }
+        Ranges.check("percentile", percentile, 50, 99.9);
         RetryPolicy.Builder.checkRange("minDelay", minDelay, Duration.ZERO);
         RetryPolicy.Builder.checkRange("maxDelay", maxDelay, minDelay);
       }
-      if (maxHedges < 1 || maxHedges > MAX_HEDGES) {
-        throw new IllegalArgumentException(
-            "maxHedges must be in 1.." + MAX_HEDGES + " but was " + maxHedges);
-      }
+      Ranges.check("maxHedges", maxHedges, 1, MAX_HEDGES);
       return new HedgingPolicy(this);
     }
   }

@@ -1,7 +1,8 @@
 package io.github.resilienthttp;
 
-import io.github.resilienthttp.internal.engine.AnswerInContext;
+import io.github.resilienthttp.internal.classify.AnswerInContext;
 import io.github.resilienthttp.internal.classify.IdempotencySignal;
+import io.github.resilienthttp.internal.util.Ranges;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -41,7 +42,7 @@ public final class KeyMismatchClassifier implements ResponseClassifier {
   public static KeyMismatchClassifier statuses(int... statuses) {
     if (statuses.length == 0) throw new IllegalArgumentException("statuses: none given");
     for (int s : statuses) {
-      if (s < 400 || s > 499) throw new IllegalArgumentException("statuses: " + s + " is outside 400..499");
+      Ranges.check("statuses", s, 400, 499);
     }
     return new KeyMismatchClassifier(Arrays.stream(statuses).boxed().collect(Collectors.toUnmodifiableSet()));
   }

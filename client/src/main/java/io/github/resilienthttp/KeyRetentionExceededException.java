@@ -30,9 +30,10 @@ public class KeyRetentionExceededException extends ResilientHttpException
    */
   public KeyRetentionExceededException(ResumeToken resumeToken, Duration keyAge,
       Duration retention) {
-    super("resume refused: the key is " + keyAge + " old, past the key retention of " + retention,
-        resumeToken.idempotencyKey(), resumeToken.idempotencyKeySent(), 0,
-        "key-retention-exceeded", null);
+    super(new Facts(resumeToken.idempotencyKey(), resumeToken.idempotencyKeySent(), 0,
+        "key-retention-exceeded", true),
+        "resume refused: the key is " + keyAge + " old, past the key retention of " + retention,
+        null);
     this.resumeToken = resumeToken;
     this.keyAge = keyAge;
     this.retention = retention;

@@ -7,6 +7,9 @@ package io.github.resilienthttp;
  *
  * <p>The implementations are {@link java.io.IOException}s (callers of OkHttp and Retrofit already
  * handle those); the failure of the last attempt is the exception's {@link Throwable#getCause() cause}.
+ *
+ * <p>Every failure answers one question the same way, whatever ended the operation:
+ * {@link #mayHaveExecuted()}, whether the server may have acted on any of its attempts.
  */
 public interface OperationFailure {
 
@@ -18,10 +21,12 @@ public interface OperationFailure {
    * @param idempotencyKeySent whether the key was sent with the operation's requests
    * @param attempts how many attempts were started (0 when rejected before the first)
    * @param reason the machine-readable reason; not null
+   * @param mayHaveExecuted whether the server may have acted on any attempt of the operation
+   *     ({@link OperationFailure#mayHaveExecuted()})
    * @serial exclude
    */
-  record Facts(String idempotencyKey, boolean idempotencyKeySent, int attempts, String reason)
-      implements java.io.Serializable {
+  record Facts(String idempotencyKey, boolean idempotencyKeySent, int attempts, String reason,
+      boolean mayHaveExecuted) implements java.io.Serializable {
     /**
      * Checks the fields.
      *
@@ -29,11 +34,27 @@ public interface OperationFailure {
      * @param idempotencyKeySent whether the key was sent with the operation's requests
      * @param attempts how many attempts were started (0 when rejected before the first)
      * @param reason the machine-readable reason; not null
+     * @param mayHaveExecuted whether the server may have acted on any attempt of the operation
      * @throws NullPointerException when the key or the reason is null
      */
     public Facts {
       java.util.Objects.requireNonNull(idempotencyKey, "idempotencyKey");
       java.util.Objects.requireNonNull(reason, "reason");
+    }
+
+    /**
+     * The facts of a failure after which the server did not act on any attempt
+     * ({@code mayHaveExecuted} false): a refusal before anything was sent, or attempts whose
+     * answers prove they were not processed.
+     *
+     * @param idempotencyKey the operation's idempotency key, whether or not it was sent; not null
+     * @param idempotencyKeySent whether the key was sent with the operation's requests
+     * @param attempts how many attempts were started (0 when rejected before the first)
+     * @param reason the machine-readable reason; not null
+     * @throws NullPointerException when the key or the reason is null
+     */
+    public Facts(String idempotencyKey, boolean idempotencyKeySent, int attempts, String reason) {
+      this(idempotencyKey, idempotencyKeySent, attempts, reason, false);
     }
 
     /**
@@ -98,5 +119,35 @@ public interface OperationFailure {
    */
   default String reason() {
     return facts().reason();
+  }
+
+  /**
+   * Whether the server may have acted on any attempt of this operation: {@code false} only when
+   * the SDK knows that none was processed. The one rule, for every way an operation can end:
+   *
+   * <ul>
+   *   <li>{@code true} when any attempt may have been processed: its request was written and its
+   *       outcome is unknown (a timeout, reset or lost answer after sending; 500, 502, 504: what
+   *       the classifier calls {@link Decision.Kind#RETRY_IF_IDEMPOTENT}); an attempt in flight
+   *       when the deadline, a cancel or an interrupt stopped it, once its request was on the
+   *       wire; an answer the classifier called a success that the caller never got (a cancel
+   *       won the race); a permanent failure on an exception after the request was written; and
+   *       always for {@link OutcomeUnknownException} and the failures that carry a
+   *       {@link ResumableFailure#resumeToken() resume token} (the server accepted the operation).
+   *   <li>{@code false} when no attempt was processed: nothing was sent (refused before the
+   *       first attempt, connect or DNS failures, a network interceptor that threw), or every
+   *       attempt's answer says it was not processed ({@code REFUSED_STREAM}, a GOAWAY below the
+   *       stream, 503 or 429 and the other answers the classifier calls
+   *       {@link Decision.Kind#RETRY}).
+   * </ul>
+   *
+   * <p>When it is {@code true}, do not repeat the request with a new key: resume with
+   * {@link #idempotencyKey()} (if {@link #idempotencyKeySent()}), or ask the server. The table of
+   * every ending is in the documentation ("Exceptions").
+   *
+   * @return whether the server may have acted on the operation
+   */
+  default boolean mayHaveExecuted() {
+    return facts().mayHaveExecuted();
   }
 }

@@ -26,7 +26,14 @@ public class OperationInterruptedException extends InterruptedIOException implem
     this(new Facts(idempotencyKey, idempotencyKeySent, attempts, "interrupted"), cause);
   }
 
-  private OperationInterruptedException(Facts facts, Throwable cause) {
+  /**
+   * Creates the exception from its facts, among them whether the server may have acted
+   * ({@link #mayHaveExecuted()}); the other constructor says it did not.
+   *
+   * @param facts the key, attempts, reason and whether the server may have acted; not null
+   * @param cause the last attempt's failure, may be {@code null}
+   */
+  public OperationInterruptedException(Facts facts, Throwable cause) {
     super(facts.describe("operation interrupted"));
     this.facts = facts;
     if (cause != null) {

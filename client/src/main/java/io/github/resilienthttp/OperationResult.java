@@ -1,10 +1,13 @@
 package io.github.resilienthttp;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
+import okhttp3.Response;
 
 /**
- * How an operation ended, as reported to {@link OperationListener#operationEnded}. Immutable.
+ * How an operation ended, as reported to {@link OperationListener#operationEnded}, and, for a
+ * returned response, as {@link #of(Response)} tells the caller. Immutable.
  */
 public final class OperationResult {
 
@@ -65,6 +68,35 @@ public final class OperationResult {
       }
       return FAILED;
     }
+  }
+
+  /**
+   * How the operation that returned {@code response} ended, and why that response is final
+   * ({@link #reason()}): the classifier's reason for a success (e.g. {@code status-200}) or for a
+   * permanent answer (e.g. {@code status-404}, {@code idempotency-key-mismatch}),
+   * {@code attempts-exhausted}, {@code deadline} (the next retry could not start before it: also
+   * a {@code Retry-After} beyond the deadline), {@code retry-after-too-long} (above
+   * {@link RetryPolicy#maxRetryAfter()}), {@code retry-budget-exhausted},
+   * {@code circuit-breaker-open}, {@code one-shot-body}. The table is in the documentation
+   * ("Exceptions").
+   *
+   * <p>Works for the response of {@code execute()}, of {@code executeAsync()} and of a plain call
+   * on {@link ResilientHttpClient#okHttpClient()} that is not a success at the first attempt: a
+   * final answer that is not a success, and a success after a retry or a hedge. The SDK returns
+   * such a response with its request tagged with the result (the same body and headers in a new
+   * {@code Response}). <b>A success at the first attempt is returned as OkHttp made it, and this
+   * is empty for it:</b> it has nothing to explain, and the copy would cost every healthy call a
+   * few hundred bytes. Also empty for a response the SDK did not return. Thread-safe.
+   *
+   * @param response a response that {@code execute()}, {@code executeAsync()} or a plain call
+   *     returned
+   * @return how its operation ended; empty for a success at the first attempt or a response that
+   *     is not the SDK's
+   * @throws NullPointerException when {@code response} is {@code null}
+   */
+  public static Optional<OperationResult> of(Response response) {
+    Objects.requireNonNull(response, "response");
+    return Optional.ofNullable(response.request().tag(OperationResult.class));
   }
 
   private final Outcome outcome;

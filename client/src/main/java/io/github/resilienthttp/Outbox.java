@@ -1,11 +1,11 @@
 package io.github.resilienthttp;
 
 import io.github.resilienthttp.internal.outbox.InMemoryOutbox;
+import io.github.resilienthttp.internal.util.Ranges;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -147,9 +147,6 @@ public interface Outbox {
    * @throws IllegalArgumentException naming the value when out of range
    */
   static void checkLease(Duration lease) {
-    Objects.requireNonNull(lease, "lease");
-    if (lease.isNegative() || lease.isZero() || lease.compareTo(Duration.ofHours(24)) > 0) {
-      throw new IllegalArgumentException("lease: " + lease + " is not more than 0 and at most 24 h");
-    }
+    Ranges.check("lease", lease, Duration.ofNanos(1));
   }
 }

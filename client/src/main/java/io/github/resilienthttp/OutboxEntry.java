@@ -1,5 +1,6 @@
 package io.github.resilienthttp;
 
+import io.github.resilienthttp.internal.util.Ranges;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -30,9 +31,7 @@ public record OutboxEntry(ResumeToken token, String reason, Instant parkedAt, in
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(parkedAt, "parkedAt");
     Objects.requireNonNull(dueAt, "dueAt");
-    if (tries < 0) {
-      throw new IllegalArgumentException("tries must be at least 0");
-    }
+    Ranges.atLeast("tries", tries, 0);
   }
 
   /**

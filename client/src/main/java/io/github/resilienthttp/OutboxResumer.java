@@ -4,6 +4,7 @@ import io.github.resilienthttp.internal.engine.ClientRuntime;
 import io.github.resilienthttp.internal.outbox.DrainSchedule;
 import io.github.resilienthttp.internal.engine.KeyDecision;
 import io.github.resilienthttp.internal.outbox.OutboxExit;
+import io.github.resilienthttp.internal.util.Ranges;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -413,12 +414,8 @@ public final class OutboxResumer {
      * @throws IllegalArgumentException when a setting is out of range
      */
     public OutboxResumer build() {
-      if (batchSize < 1 || batchSize > 10_000) {
-        throw new IllegalArgumentException("batchSize must be 1 to 10,000");
-      }
-      if (maxTries < 1 || maxTries > 1_000) {
-        throw new IllegalArgumentException("maxTries must be 1 to 1,000");
-      }
+      Ranges.check("batchSize", batchSize, 1, 10_000);
+      Ranges.check("maxTries", maxTries, 1, 1_000);
       RetryPolicy.Builder.checkRange("retryDelay", retryDelay, Duration.ZERO);
       RetryPolicy.Builder.checkRange("lease", lease, Duration.ofMillis(1));
       return new OutboxResumer(this);

@@ -1,5 +1,6 @@
 package io.github.resilienthttp;
 
+import io.github.resilienthttp.internal.util.Ranges;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -112,9 +113,7 @@ public final class OutcomeQueryPolicy {
      */
     public OutcomeQueryPolicy build() {
       RetryPolicy.Builder.checkRange("graceDelay", graceDelay, Duration.ZERO);
-      if (maxResends < 0 || maxResends > 10) {
-        throw new IllegalArgumentException("maxResends must be 0 to 10");
-      }
+      Ranges.check("maxResends", maxResends, 0, 10);
       return new OutcomeQueryPolicy(this);
     }
   }

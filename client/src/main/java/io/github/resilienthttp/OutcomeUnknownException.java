@@ -18,6 +18,8 @@ package io.github.resilienthttp;
  * ({@code client.operation(request).idempotencyKey(e.idempotencyKey())}) if the server supports
  * idempotency keys. Never blindly repeat it with a new key: that may do the work twice.
  *
+ * <p>{@link #mayHaveExecuted()} is always {@code true}.
+ *
  * <p>{@link #statusCode()} is the last response's status when the last attempt got one (its
  * response has been closed), or -1 when it failed with an exception (the {@link #getCause() cause}).
  */
@@ -42,7 +44,7 @@ public class OutcomeUnknownException extends ResilientHttpException {
   public OutcomeUnknownException(
       String message, String idempotencyKey, boolean idempotencyKeySent, int attempts,
       String reason, int statusCode, Throwable cause) {
-    super(message, idempotencyKey, idempotencyKeySent, attempts, reason, cause);
+    super(new Facts(idempotencyKey, idempotencyKeySent, attempts, reason, true), message, cause);
     this.statusCode = statusCode;
   }
 

@@ -28,8 +28,8 @@ public class PollFailedException extends ResilientHttpException implements Resum
    */
   public PollFailedException(String message, ResumeToken resumeToken, int attempts, String reason,
       int statusCode, Throwable cause) {
-    super(message, resumeToken.idempotencyKey(), resumeToken.idempotencyKeySent(), attempts, reason,
-        cause);
+    super(new Facts(resumeToken.idempotencyKey(), resumeToken.idempotencyKeySent(), attempts,
+        reason, true), message, cause);
     this.resumeToken = resumeToken;
     this.statusCode = statusCode;
   }

@@ -31,7 +31,15 @@ public class ResilientHttpException extends IOException implements OperationFail
     this(new Facts(idempotencyKey, idempotencyKeySent, attempts, reason), message, cause);
   }
 
-  private ResilientHttpException(Facts facts, String message, Throwable cause) {
+  /**
+   * Creates the exception from its facts, among them whether the server may have acted
+   * ({@link #mayHaveExecuted()}); the other constructor says it did not.
+   *
+   * @param facts the key, attempts, reason and whether the server may have acted; not null
+   * @param message what went wrong, for people
+   * @param cause the last attempt's failure, may be {@code null}
+   */
+  public ResilientHttpException(Facts facts, String message, Throwable cause) {
     super(facts.describe(message), cause);
     this.facts = facts;
   }

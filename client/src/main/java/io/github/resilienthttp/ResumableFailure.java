@@ -5,7 +5,8 @@ import java.util.Optional;
 /**
  * A failure of an operation that the server had accepted ({@code 202}): it carries the
  * {@link ResumeToken} with which {@link ResilientHttpClient#resume(ResumeToken, AsyncOperationPolicy)}
- * continues waiting, in this process or a restarted one.
+ * continues waiting, in this process or a restarted one. The server may have acted on it:
+ * {@link #mayHaveExecuted()} is always {@code true}.
  */
 public interface ResumableFailure extends OperationFailure {
 

@@ -1,6 +1,7 @@
 package io.github.resilienthttp;
 
 import io.github.resilienthttp.internal.guard.TokenBucketRetryBudget;
+import io.github.resilienthttp.internal.util.Ranges;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.Objects;
@@ -242,26 +243,16 @@ public interface RetryBudget {
      */
     public RetryBudget build() {
       // Tokens are kept to 9 decimal places: a smaller ratio would silently be 0.
-      if (!(retryRatio >= 1e-9 && retryRatio <= MAX_RETRY_RATIO)) { // rejects NaN too
-        throw new IllegalArgumentException(
-            "retryRatio must be in [1e-9, 1000] but was " + retryRatio);
-      }
-      checkRange("minRetriesPerSecond", minRetriesPerSecond, 0, MAX_MIN_RETRIES_PER_SECOND);
+      Ranges.check("retryRatio", retryRatio, 1e-9, MAX_RETRY_RATIO);
+      Ranges.check("minRetriesPerSecond", minRetriesPerSecond, 0, MAX_MIN_RETRIES_PER_SECOND);
       int capacity = maxTokensSet ? maxTokens : Math.max(10, 10 * minRetriesPerSecond);
-      checkRange("maxTokens", capacity, 1, MAX_MAX_TOKENS);
+      Ranges.check("maxTokens", capacity, 1, MAX_MAX_TOKENS);
       // BigDecimal.valueOf uses the shortest decimal that reads back as the double, i.e. what the
       // caller wrote: 0.1 becomes exactly 100_000_000 units, not one unit more or less.
       long ratioUnits = BigDecimal.valueOf(retryRatio)
           .movePointRight(9).setScale(0, RoundingMode.FLOOR).longValueExact();
       return new TokenBucketRetryBudget(
           retryRatio, ratioUnits, minRetriesPerSecond, capacity, timeSource);
-    }
-
-    private static void checkRange(String field, int value, int min, int max) {
-      if (value < min || value > max) {
-        throw new IllegalArgumentException(
-            field + " must be in " + min + ".." + max + " but was " + value);
-      }
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.github.resilienthttp;
 
+import io.github.resilienthttp.internal.util.Ranges;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -43,7 +44,7 @@ import java.util.Optional;
  * <p>Immutable and thread-safe.
  */
 public final class RetryPolicy {
-  static final Duration MAX_DURATION = Duration.ofHours(24);
+  static final Duration MAX_DURATION = Ranges.MAX_DURATION;
 
   private static final RetryPolicy DEFAULTS = builder().build();
 
@@ -232,26 +233,18 @@ public final class RetryPolicy {
      * @throws IllegalArgumentException naming the field and the value when a setting is out of range
      */
     public RetryPolicy build() {
-      if (maxAttempts < 1 || maxAttempts > 100) {
-        throw new IllegalArgumentException("maxAttempts must be in 1..100 but was " + maxAttempts);
-      }
+      Ranges.check("maxAttempts", maxAttempts, 1, 100);
       checkRange("deadline", deadline, Duration.ofMillis(1));
       if (attemptTimeout != null) {
         checkRange("attemptTimeout", attemptTimeout, Duration.ofMillis(1));
       }
       checkRange("maxRetryAfter", maxRetryAfter, Duration.ZERO);
-      if (maxReplayableBodyBytes < 0) {
-        throw new IllegalArgumentException(
-            "maxReplayableBodyBytes must be at least 0 but was " + maxReplayableBodyBytes);
-      }
+      Ranges.atLeast("maxReplayableBodyBytes", maxReplayableBodyBytes, 0);
       return new RetryPolicy(this);
     }
 
     static void checkRange(String field, Duration value, Duration min) {
-      if (value.compareTo(min) < 0 || value.compareTo(MAX_DURATION) > 0) {
-        throw new IllegalArgumentException(
-            field + " must be in " + min + ".." + MAX_DURATION + " but was " + value);
-      }
+      Ranges.check(field, value, min);
     }
   }
 }

@@ -3,7 +3,7 @@ package io.github.resilienthttp.testkit.probe;
 import io.github.resilienthttp.AttemptOutcome;
 import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.ResponseClassifier;
-import io.github.resilienthttp.internal.engine.AnswerInContext;
+import io.github.resilienthttp.internal.classify.AnswerInContext;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

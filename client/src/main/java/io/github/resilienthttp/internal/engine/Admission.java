@@ -1,6 +1,5 @@
 package io.github.resilienthttp.internal.engine;
 
-import io.github.resilienthttp.ResilientHttpException;
 import io.github.resilienthttp.internal.guard.BulkheadGate;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
@@ -88,9 +87,7 @@ final class Admission {
     try {
       granted = grant.join();
     } catch (RuntimeException e) { // CompletionException: the user's scheduler refused the timeout
-      throw new ResilientHttpException("the scheduler rejected the bulkhead wait's timeout",
-          loop.op.key(), loop.op.spec().keySent(), loop.op.attempts(), "scheduler-rejected",
-          e.getCause());
+      throw loop.schedulerRejected("the bulkhead wait's timeout", e.getCause());
     }
     if (granted) {
       loop.permits().bulkheadGranted();

@@ -1,6 +1,5 @@
 package io.github.resilienthttp.internal.engine;
 
-import io.github.resilienthttp.ResilientHttpException;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -195,8 +194,7 @@ public final class AsyncDriver implements Callback {
         fail(loop.canceledFailure(), DIRECT); // the close shut the scheduler down: say why
         return;
       }
-      fail(new ResilientHttpException("the scheduler rejected the retry", op.key(), op.spec().keySent(),
-          op.attempts(), "scheduler-rejected", e), DIRECT);
+      fail(loop.schedulerRejected("the retry", e), DIRECT);
       return;
     }
     scheduled = s;
@@ -251,7 +249,7 @@ public final class AsyncDriver implements Callback {
       return;
     }
     try {
-      loop.ended(response, null);
+      response = loop.ended(response, null);
     } catch (RuntimeException | Error e) {
       // A listener's Error passed on by the Listeners shield: the caller gets it, not the response.
       RetryLoop.closeQuietly(response);

@@ -62,7 +62,7 @@ public final class BlockingDriver {
       throw e;
     }
     try {
-      loop.ended(response, null);
+      response = loop.ended(response, null);
     } catch (RuntimeException | Error e) {
       // A listener's Error (the Listeners shield passes VirtualMachineErrors on): the caller gets it
       // instead of the response, so the response is closed here.

@@ -1,8 +1,8 @@
 package io.github.resilienthttp.internal.engine;
 
 import io.github.resilienthttp.Backoff;
+import io.github.resilienthttp.internal.util.Ranges;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.random.RandomGenerator;
 
 /** See {@link Backoff#exponentialFullJitter(Duration, Duration)}. Immutable. */
@@ -11,23 +11,15 @@ public final class ExponentialFullJitterBackoff implements Backoff {
   private final long maxNanos;
 
   public ExponentialFullJitterBackoff(Duration initial, Duration max) {
-    Objects.requireNonNull(initial, "initial");
-    Objects.requireNonNull(max, "max");
-    if (initial.isNegative() || initial.isZero()) {
-      throw new IllegalArgumentException("initial must be > 0 but was " + initial);
-    }
-    if (max.compareTo(initial) < 0) {
-      throw new IllegalArgumentException("max must be >= initial (" + initial + ") but was " + max);
-    }
+    Ranges.atLeast("initial", initial, Duration.ofNanos(1));
+    Ranges.atLeast("max", max, initial);
     this.initialNanos = saturatedNanos(initial);
     this.maxNanos = saturatedNanos(max);
   }
 
   @Override
   public Duration delay(int retry, RandomGenerator random) {
-    if (retry < 1) {
-      throw new IllegalArgumentException("retry must be >= 1 but was " + retry);
-    }
+    Ranges.atLeast("retry", retry, 1);
     long cap = cap(retry);
     // Uniform in [0, cap] inclusive; cap + 1 cannot overflow because cap <= maxNanos < Long.MAX_VALUE.
     long nanos = cap == 0 ? 0 : random.nextLong(cap + 1);

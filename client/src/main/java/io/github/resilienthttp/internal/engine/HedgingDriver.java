@@ -2,6 +2,7 @@ package io.github.resilienthttp.internal.engine;
 
 import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.HedgingPolicy;
+import io.github.resilienthttp.ResilientHttpException;
 import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -41,6 +42,8 @@ public final class HedgingDriver implements Callback {
   /** Guarded by this. */
   private final List<Attempt> inFlight = new ArrayList<>(2);
   private boolean ended;
+  /** What the run ended with, when it ended without a response. */
+  private Throwable endFailure;
   private boolean started;
   private int copies;
   private ScheduledFuture<?> hedgeTimer;
@@ -65,6 +68,20 @@ public final class HedgingDriver implements Callback {
       guarded(this::first);
     }
     return future;
+  }
+
+  /**
+   * What a blocking caller gets when interrupted: whether a copy in flight may have been processed
+   * is known only before {@link #cancel()} drops them.
+   */
+  synchronized IOException interruptedFailure() {
+    return loop.interruptedInFlight(inFlight);
+  }
+
+  /** What a blocking caller gets for a cancelled run: the cancel's own failure once it ended. */
+  synchronized IOException canceledFailure() {
+    return endFailure instanceof ResilientHttpException e && "canceled".equals(e.reason())
+        ? e : loop.canceledFailure(inFlight);
   }
 
   /** The attempt whose answer won, or {@code null}. */
@@ -92,7 +109,7 @@ public final class HedgingDriver implements Callback {
       // Before start() the first step sees the cancel and ends the operation itself, after
       // reporting its start.
       if (started && !ended) {
-        end(null, loop.canceledFailure());
+        end(null, loop.canceledFailure(inFlight));
       }
     }
   }
@@ -246,8 +263,7 @@ public final class HedgingDriver implements Callback {
         synchronized (this) {
           guarded(() -> {
             if (!ended) {
-              end(null, loop.deadlineExceeded("deadline passed with " + inFlight.size()
-                  + " hedged attempt(s) in flight", null));
+              end(null, loop.deadlineInFlight(inFlight));
             }
           });
         }
@@ -361,6 +377,7 @@ public final class HedgingDriver implements Callback {
       winner = null;
     }
     ended = true;
+    endFailure = failure;
     cancelTimer(hedgeTimer);
     cancelTimer(deadlineTimer);
     Admission wait = bulkheadWait;
@@ -393,7 +410,7 @@ public final class HedgingDriver implements Callback {
       op.endWithoutResponse();
     }
     try {
-      loop.ended(response, failure, winner);
+      response = loop.ended(response, failure, winner);
     } finally {
       complete(response, failure);
     }

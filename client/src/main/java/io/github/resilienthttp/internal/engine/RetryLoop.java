@@ -4,25 +4,18 @@ import static io.github.resilienthttp.internal.util.Floors.MIN_ATTEMPT_NANOS;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilienthttp.AttemptKind;
-import io.github.resilienthttp.AttemptOutcome;
-import io.github.resilienthttp.BulkheadFullException;
-import io.github.resilienthttp.CircuitBreakerOpenException;
 import io.github.resilienthttp.DeadlineExceededException;
 import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.OperationFailure;
-import io.github.resilienthttp.OperationInterruptedException;
 import io.github.resilienthttp.OperationResult;
 import io.github.resilienthttp.OutcomeUnknownException;
-import io.github.resilienthttp.ResilientHttpException;
-import io.github.resilienthttp.ResponseClassifier;
-import io.github.resilienthttp.RetriesExhaustedException;
 import io.github.resilienthttp.RetryBudgetExhaustedException;
 import io.github.resilienthttp.RetryPolicy;
-import io.github.resilienthttp.internal.guard.BulkheadGate;
+import io.github.resilienthttp.internal.classify.AnswerInContext;
 import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
+import java.util.List;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
@@ -41,25 +34,20 @@ import org.slf4j.LoggerFactory;
  * {@link #afterAttempt} (classification, breaker record, listeners, and the decision: return,
  * throw, or retry after a delay whose budget token is already taken), and the driver waits.
  *
+ * <p>What an attempt's answer means is {@link AttemptJudge}'s; every exception the run ends with
+ * is built by {@link Failures}, its base class (which also keeps what the run remembers for
+ * them). This class keeps the steps and their order.
+ *
  * <p>Not thread-safe: one driver calls it, one step at a time (the async driver's steps may run on
  * different threads, one after the other). Not API.
  */
-public final class RetryLoop {
+public final class RetryLoop extends Failures {
   private static final Logger log = LoggerFactory.getLogger(RetryLoop.class);
 
-  final Execution op;
   public final ClientRuntime client;
   private final Request request;
   private final boolean oneShot;
   private final TargetCircuitBreakers.Target target;
-  private IOException lastFailure;
-  private int lastStatus = -1;
-  /**
-   * Whether any attempt so far may have been processed by the server (not only the last one): its
-   * outcome was unknown. An answer such as 503 or 429 says the server did not process it.
-   */
-  private boolean anyMayHaveBeenProcessed;
-
   /** The attempt in flight (or the last one). */
   private Attempt current;
   private int attempt;
@@ -80,7 +68,7 @@ public final class RetryLoop {
   private boolean startReported;
 
   public RetryLoop(Execution op, Request request) {
-    this.op = op;
+    super(op);
     this.client = op.runtime();
     this.request = request;
     // A body above the policy's replay bound is sent once, like a one-shot body (RetryPolicy).
@@ -135,16 +123,42 @@ public final class RetryLoop {
     permits = new AttemptPermits(target, client.bulkheadGate());
     if (!permits.tryAcquireBreaker()) {
       client.listeners().circuitBreakerRejected(op, target.breaker().getName(), next);
-      throw unknownIfAnyOutcomeUnknown(new CircuitBreakerOpenException(op.key(), op.spec().keySent(),
-          next - 1, target.breaker().getName(), target.waitLeft(),
-          lastFailure != null ? lastFailure : lastStatusNote(lastStatus)));
+      throw breakerRejected(target);
     }
     return remaining;
   }
 
-  /** The failure of a cancelled operation. */
+  /**
+   * The failure of a cancelled operation; also when a cancel won the race against handing over a
+   * response (then the server acted if that response was a success).
+   */
   IOException canceledFailure() {
-    return canceled(lastFailure);
+    return canceled(lastFailure, lastSuccess);
+  }
+
+  /** The failure of a hedged operation cancelled with {@code inFlight} copies in flight. */
+  IOException canceledFailure(List<Attempt> inFlight) {
+    return canceled(lastFailure, lastSuccess || anyOnWire(inFlight));
+  }
+
+  /** A blocking caller of a hedged run was interrupted with {@code inFlight} copies in flight. */
+  IOException interruptedInFlight(List<Attempt> inFlight) {
+    return interrupted(anyOnWire(inFlight));
+  }
+
+  /** The deadline passed with {@code inFlight} hedged copies in flight. */
+  DeadlineExceededException deadlineInFlight(List<Attempt> inFlight) {
+    return deadlineExceeded("deadline passed with " + inFlight.size()
+        + " hedged attempt(s) in flight", null, anyOnWire(inFlight));
+  }
+
+  private static boolean anyOnWire(List<Attempt> copies) {
+    for (int i = 0; i < copies.size(); i++) {
+      if (copies.get(i).mayHaveReachedServer()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Throws the cancel when the operation was cancelled (after a wait, before sending). */
@@ -171,41 +185,20 @@ public final class RetryLoop {
   }
 
   /**
-   * The bulkhead had no permit in time: fail. When the wait was cut short by the deadline (not by
-   * the bulkhead's own maximum wait), the operation failed because of its deadline:
-   * {@link DeadlineExceededException}, caused by the bulkhead's refusal. When it was cut short by
-   * a cancel, the operation was cancelled.
+   * The bulkhead had no permit in time: fail ({@link Failures#bulkheadFull}); when the wait was cut
+   * short by a cancel, the operation was cancelled.
    */
   IOException bulkheadRejected(long waitedNanos, boolean cutByDeadline) {
     if (op.isCanceled() || client.lifecycle().isClosed()) {
       return canceled(lastFailure);
     }
-    int next = op.attempts() + 1;
-    client.listeners().bulkheadRejected(op, next);
-    BulkheadFullException full = new BulkheadFullException(op.key(), op.spec().keySent(), next - 1,
-        client.bulkheadGate().bulkhead().getName(), BulkheadGate.toDuration(waitedNanos),
-        lastFailure);
-    if (cutByDeadline) {
-      return deadlineExceeded("deadline passed while waiting for a bulkhead permit", full);
-    }
-    return unknownIfAnyOutcomeUnknown(full);
+    client.listeners().bulkheadRejected(op, op.attempts() + 1);
+    return bulkheadFull(client.bulkheadGate(), waitedNanos, cutByDeadline);
   }
 
   /** How long an attempt may wait for a bulkhead permit: stops at the deadline's floor. */
   static long bulkheadWaitNanos(long remainingNanos) {
     return Math.max(0, remainingNanos - MIN_ATTEMPT_NANOS);
-  }
-
-  /**
-   * Interrupted while waiting for a permit or a retry: the interrupt flag stays set. When an
-   * earlier attempt may have reached the server, the caller gets {@link OutcomeUnknownException}
-   * (reason {@code interrupted}, the interrupt attached as suppressed), so that nobody retries with
-   * a new key what may already have been done.
-   */
-  IOException interrupted() {
-    OperationInterruptedException e =
-        new OperationInterruptedException(op.key(), op.spec().keySent(), op.attempts(), lastFailure);
-    return anyMayHaveBeenProcessed ? unknownAfter(e, "interrupted", lastFailure) : e;
   }
 
   /**
@@ -269,35 +262,36 @@ public final class RetryLoop {
 
   /**
    * The first half of ending an attempt: a cancel or the deadline ends the operation (thrown);
-   * otherwise the attempt is classified, recorded in the breaker and reported.
+   * otherwise {@link AttemptJudge} classifies the attempt in context, records it in the breaker
+   * and reports it.
    */
   private Decision judge(Response response, IOException failure, boolean callCanceled)
       throws IOException {
     if (callCanceled || op.isCanceled()) {
       if (op.realDeadlinePassed() || op.remainingNanos() < MIN_ATTEMPT_NANOS) {
-        recordFailure(failure);
-        throw deadlineExceeded("deadline passed during attempt " + attempt, failure);
+        AttemptJudge.recordDeadline(permits, failure);
+        throw deadlineExceeded("deadline passed during attempt " + attempt, failure,
+            current.mayHaveReachedServer());
       }
       throw canceled(failure, current.mayHaveReachedServer());
     }
     if (failure != null && op.remainingNanos() < MIN_ATTEMPT_NANOS) {
-      recordFailure(failure);
-      throw deadlineExceeded("deadline passed during attempt " + attempt, failure);
+      AttemptJudge.recordDeadline(permits, failure);
+      throw deadlineExceeded("deadline passed during attempt " + attempt, failure,
+          current.mayHaveReachedServer());
     }
     if (failure != null && DispatcherShutdown.rejected(client.wrapped(), failure)) {
       // Not the server's failure (nothing was sent, nothing recorded in the breaker) and not a
       // transient one: every retry would be rejected the same way.
-      throw dispatcherShutDown(failure);
+      throw dispatcherShutDown(failure, attempt);
     }
-    AttemptOutcome outcome = AttemptOutcome.of(request, response, failure, attempt,
-        current.mayHaveReachedServer(), op.spec().idempotent(), op.spec().keySent(), op, client.timeSource());
-    Decision decision = AnswerInContext.apply(classify(op.spec().classifier(), outcome), response,
-        op.spec().keySent(), attempt, anyMayHaveBeenProcessed, client.replayHeader());
+    Decision decision = AttemptJudge.decision(op, request, current, response, failure,
+        anyMayHaveBeenProcessed);
     if (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT) {
       anyMayHaveBeenProcessed = true;
     }
-    record(decision, response, failure);
-    report(decision, response, failure);
+    AttemptJudge.record(current, permits, decision, response, failure);
+    AttemptJudge.report(op, request, current, attemptStart, decision, response, failure);
     return decision;
   }
 
@@ -441,8 +435,7 @@ public final class RetryLoop {
         copies == Copies.SEQUENTIAL ? policy.maxAttempts() : Integer.MAX_VALUE, op.spec().idempotent(),
         oneShot && current.bodyWriteStarted());
     if (copies != Copies.SEQUENTIAL && verdict == null) {
-      lastFailure = failure;
-      lastStatus = response != null ? response.code() : -1;
+      remember(response, failure);
       if (copies == Copies.OTHERS_GO_ON) {
         return null; // non-fatal: the other copies go on
       }
@@ -455,8 +448,7 @@ public final class RetryLoop {
     boolean interrupted = Thread.currentThread().isInterrupted();
     boolean closed = client.lifecycle().isClosed();
     if (verdict == null && (op.isCanceled() || interrupted || closed)) {
-      lastFailure = failure;
-      lastStatus = response != null ? response.code() : -1;
+      remember(response, failure);
       throw op.isCanceled() || closed ? canceled(failure) : interrupted();
     }
     if (verdict == null) {
@@ -472,7 +464,7 @@ public final class RetryLoop {
         || verdict.kind() == RetryRule.Kind.BREAKER_OPEN)
         && AnswerInContext.endsUnknown(decision, response, attempt, anyMayHaveBeenProcessed)) {
       lastReason = verdict.reason();
-      throw AnswerInContext.unknown(verdict.reason(), response, op.key(), attempt);
+      throw unknownAnswer(verdict.reason(), response, attempt);
     }
     switch (verdict.kind()) {
       case RETURN:
@@ -481,10 +473,9 @@ public final class RetryLoop {
         if (response != null) {
           return response;
         }
-        throw new ResilientHttpException("permanent failure: " + failure, op.key(), op.spec().keySent(),
-            attempt, decision.reason(), failure);
+        throw permanent(failure, attempt, decision.reason(), current.mayHaveReachedServer());
       case OUTCOME_UNKNOWN:
-        throw outcomeUnknown(verdict.reason(), verdict.message(), response, failure);
+        throw outcomeUnknown(verdict.reason(), verdict.message(), response, failure, attempt);
       case GIVE_UP:
         return giveUp(decision, verdict.reason(), verdict.message(), response, failure);
       case DEADLINE:
@@ -500,8 +491,7 @@ public final class RetryLoop {
         if (response != null) {
           return response;
         }
-        throw unknownIfAnyOutcomeUnknown(new CircuitBreakerOpenException(op.key(), op.spec().keySent(),
-            attempt, target.breaker().getName(), target.waitLeft(), failure));
+        throw breakerOpen(attempt, target, failure);
       default: // RETRY
         break;
     }
@@ -510,68 +500,18 @@ public final class RetryLoop {
       client.listeners().retryBudgetRefused(op, attempt);
       lastReason = RetryBudgetExhaustedException.REASON;
       if (AnswerInContext.endsUnknown(decision, response, attempt, anyMayHaveBeenProcessed)) {
-        throw AnswerInContext.unknown(lastReason, response, op.key(), attempt);
+        throw unknownAnswer(lastReason, response, attempt);
       }
       if (response != null) {
         return response;
       }
-      throw unknownIfAnyOutcomeUnknown(new RetryBudgetExhaustedException(
-          "retry budget exhausted; not retrying after " + decision, op.key(), op.spec().keySent(), attempt,
-          RetryBudgetExhaustedException.REASON, failure));
+      throw budgetExhausted(String.valueOf(decision), attempt, failure);
     }
     retryTokenHeld = true;
-    lastStatus = response != null ? response.code() : -1;
-    lastFailure = failure;
+    remember(response, failure);
     client.listeners().retryScheduled(op, attempt + 1, verdict.delay(), verdict.fromRetryAfter());
     retryDelay = verdict.delay();
     return null;
-  }
-
-  private void report(Decision decision, Response response, IOException failure) {
-    if (client.listeners().isEmpty() && !log.isDebugEnabled()) {
-      return;
-    }
-    Duration duration = Duration.ofNanos(client.timeSource().nanoTime() - attemptStart);
-    int status = response != null ? response.code() : -1;
-    client.listeners().attemptEnded(op, attempt, current.kind(), status, failure, decision,
-        duration);
-    if (response != null) {
-      if (op.spec().keySent() && status == 409 && decision.isRetryable()) {
-        client.listeners().inProgress(op, attempt);
-      }
-      String replayed = response.header(client.replayHeader());
-      if (replayed != null && replayed.trim().equalsIgnoreCase("true")) {
-        client.listeners().replayDetected(op, attempt);
-      }
-    }
-    if (log.isDebugEnabled()) {
-      log.debug("{} {} key={}… attempt {}/{} ({}): {} -> {} in {} ms", request.method(),
-          request.url().host(), op.info().shortKey(), attempt, op.spec().retryPolicy().maxAttempts(),
-          attempt == 1 ? "first" : "retry", status > 0 ? "status " + status : String.valueOf(failure),
-          decision, duration.toMillis());
-    }
-  }
-
-  /**
-   * What the breaker hears: any answer below 500 is a healthy server (2xx, 3xx, and the client-side
-   * 4xx answers, including 409 "in progress", 429 rate limiting and 408, which are retried but say
-   * nothing about the server's health), as is any other answer the classifier calls permanent; 5xx
-   * answers the classifier retries, and exceptions, are failures. An attempt that failed in the
-   * client's own code before anything was written (a user network interceptor) is not recorded:
-   * the permission is released unrecorded.
-   */
-  private void record(Decision decision, Response response, IOException failure) {
-    if (response == null && current.failedInClientBeforeWire()) {
-      return; // releasePermits() gives the permission back unrecorded
-    }
-    boolean healthy = decision.kind() == Decision.Kind.SUCCESS
-        || (response != null && (decision.kind() == Decision.Kind.FAIL || response.code() < 500));
-    permits.record(healthy, healthy ? null
-        : failure != null ? failure : new RetryableStatus(response.code(), decision.reason()));
-  }
-
-  private void recordFailure(IOException failure) {
-    permits.record(false, failure != null ? failure : new RetryableStatus(-1, "deadline"));
   }
 
   private static boolean isOpen(CircuitBreaker breaker) {
@@ -579,28 +519,17 @@ public final class RetryLoop {
     return s == CircuitBreaker.State.OPEN || s == CircuitBreaker.State.FORCED_OPEN;
   }
 
-  private static Decision classify(ResponseClassifier classifier, AttemptOutcome outcome) {
-    Decision d = classifier.classify(outcome);
-    if (d == null) {
-      throw new IllegalStateException("classifier " + classifier + " returned null for " + outcome);
-    }
-    if (d.kind() == Decision.Kind.DEFER) {
-      d = ResponseClassifier.defaults().classify(outcome);
-    }
-    if (d.kind() == Decision.Kind.SUCCESS && outcome.exception().isPresent()) {
-      // An exception has no response to return: a "success" here can only be a classifier bug.
-      return Decision.fail("success-without-response");
-    }
-    return d;
-  }
-
-  /** Reports the end of the operation to listeners and the log. */
-  void ended(Response response, Throwable failure) {
-    ended(response, failure, response != null ? current : null);
+  /**
+   * Reports the end of the operation to listeners and the log.
+   *
+   * @return the response to hand over ({@link #explained}), or {@code null} without one
+   */
+  Response ended(Response response, Throwable failure) {
+    return ended(response, failure, response != null ? current : null);
   }
 
   /** The same, naming the attempt whose response is returned (a hedge may beat the first). */
-  void ended(Response response, Throwable failure, Attempt winner) {
+  Response ended(Response response, Throwable failure, Attempt winner) {
     op.end();
     if (retryTokenHeld) {
       // Paid for a retry that never started (cancel, interrupt, deadline, breaker, bulkhead).
@@ -613,8 +542,10 @@ public final class RetryLoop {
         OperationResult.Outcome.of(response != null && lastSuccess, response != null, failure);
     boolean quiet = outcome == OperationResult.Outcome.SUCCESS
         || (outcome == OperationResult.Outcome.FAILED_RESPONSE && !lastRetryable);
-    if (quiet && client.listeners().isEmpty() && !log.isDebugEnabled()) {
-      return;
+    // A success at the first attempt needs no explaining: the fast path copies nothing.
+    boolean explain = response != null && !(lastSuccess && op.attempts() == 1);
+    if (quiet && !explain && client.listeners().isEmpty() && !log.isDebugEnabled()) {
+      return response;
     }
     OperationResult result = new OperationResult(outcome, op.attempts(), op.networkRequests(),
         Duration.ofNanos(op.elapsedNanos()), response != null ? response.code() : -1, failure,
@@ -628,6 +559,16 @@ public final class RetryLoop {
       log.debug("{} ended: {}", op.info(), result);
     }
     client.listeners().operationEnded(op, result);
+    return explain ? explained(response, result) : response;
+  }
+
+  /**
+   * {@code response}, its request tagged with {@code result}, for {@link OperationResult#of}: the
+   * same body and headers in a new {@code Response} (OkHttp's responses are immutable).
+   */
+  private static Response explained(Response response, OperationResult result) {
+    return response.newBuilder().request(response.request().newBuilder()
+        .tag(OperationResult.class, result).build()).build();
   }
 
   /** Ends a retryable operation that may not retry: returns the last response or throws. */
@@ -637,85 +578,7 @@ public final class RetryLoop {
     if (response != null) {
       return response;
     }
-    if (anyMayHaveBeenProcessed) {
-      throw outcomeUnknown(why, message + "; last: " + decision, null, failure);
-    }
-    throw new RetriesExhaustedException(message + "; last: " + decision, op.key(), op.spec().keySent(),
-        attempt, why, failure);
-  }
-
-  private OutcomeUnknownException outcomeUnknown(String reason, String message, Response response,
-      IOException failure) {
-    int status = response == null ? -1 : response.code();
-    return new OutcomeUnknownException(
-        "outcome unknown" + (status > 0 ? " (status " + status + ")" : "") + ": " + message,
-        op.key(), op.spec().keySent(), attempt, reason, status, failure);
-  }
-
-  /**
-   * A rejection (breaker, budget, bulkhead) after an attempt whose outcome was unknown does not
-   * mean "nothing happened": the operation's outcome is unknown. The caller then gets
-   * {@link OutcomeUnknownException} with the rejection's reason, the rejection attached as
-   * suppressed, so that nobody retries with a new key what may already have been done.
-   */
-  private IOException unknownIfAnyOutcomeUnknown(ResilientHttpException rejection) {
-    if (!anyMayHaveBeenProcessed) {
-      return rejection;
-    }
-    Throwable cause = rejection.getCause() instanceof IOException ? rejection.getCause() : lastFailure;
-    return unknownAfter(rejection, rejection.reason(), cause);
-  }
-
-  private OutcomeUnknownException unknownAfter(Throwable stop, String reason, Throwable cause) {
-    OutcomeUnknownException unknown = new OutcomeUnknownException("outcome unknown: an earlier"
-        + " attempt may have reached the server, and then " + reason + " stopped the"
-        + " operation; query the server or resume with the same key", op.key(), op.spec().keySent(),
-        op.attempts(), reason, lastStatus, cause);
-    unknown.addSuppressed(stop);
-    return unknown;
-  }
-
-  DeadlineExceededException deadlineExceeded(String message, IOException cause) {
-    return new DeadlineExceededException(
-        message + " (deadline " + TimeUnit.NANOSECONDS.toMillis(op.spec().deadlineDurationNanos()) + " ms)",
-        op.key(), op.spec().keySent(), op.attempts(), "deadline", cause);
-  }
-
-  /**
-   * The failure of a cancelled operation, or of one the client's close stopped (reason
-   * {@value ClientLifecycle#REASON}; outcome unknown when an earlier attempt may have reached the
-   * server, as for an interrupt).
-   */
-  private IOException canceled(IOException cause) {
-    return canceled(cause, false);
-  }
-
-  /** The same, for the attempt in flight; {@code sent}: its request may have reached the server. */
-  private IOException canceled(IOException cause, boolean sent) {
-    if (client.lifecycle().isClosed()) {
-      ResilientHttpException closed = new ResilientHttpException("client closed: the operation"
-          + " was stopped after " + op.attempts() + " attempt(s)", op.key(), op.spec().keySent(),
-          op.attempts(), ClientLifecycle.REASON, cause);
-      // Unknown when the server may have acted: on an earlier attempt, or on the one in flight
-      // that closeNow() cancelled after its request was written.
-      return anyMayHaveBeenProcessed || sent
-          ? unknownAfter(closed, ClientLifecycle.REASON, cause) : closed;
-    }
-    return new ResilientHttpException("operation canceled", op.key(), op.spec().keySent(), op.attempts(),
-        "canceled", cause);
-  }
-
-  /** The wrapped client's dispatcher refused an attempt: its executor is shut down. */
-  private IOException dispatcherShutDown(IOException cause) {
-    ResilientHttpException e = new ResilientHttpException("the wrapped OkHttpClient's dispatcher is"
-        + " shut down: its executor rejected attempt " + attempt + ", which was not sent (not"
-        + " retried: every retry would be rejected too)", op.key(), op.spec().keySent(),
-        op.attempts(), DispatcherShutdown.REASON, cause);
-    return anyMayHaveBeenProcessed ? unknownAfter(e, DispatcherShutdown.REASON, cause) : e;
-  }
-
-  private static IOException lastStatusNote(int lastStatus) {
-    return lastStatus > 0 ? new RetryableStatus(lastStatus, "previous-attempt") : null;
+    throw gaveUp(why, message + "; last: " + decision, failure, attempt);
   }
 
   static void closeQuietly(Response response) {

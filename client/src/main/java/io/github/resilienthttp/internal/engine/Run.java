@@ -2,7 +2,6 @@ package io.github.resilienthttp.internal.engine;
 
 import io.github.resilienthttp.HedgingPolicy;
 import io.github.resilienthttp.Operation;
-import io.github.resilienthttp.OperationInterruptedException;
 import io.github.resilienthttp.ResilientHttpException;
 import io.github.resilienthttp.internal.util.Floors;
 import java.io.IOException;
@@ -356,12 +355,13 @@ public final class Run implements ClientLifecycle.Stoppable {
       return f.get();
     } catch (InterruptedException ie) {
       Thread.currentThread().interrupt();
+      // The copies in flight may have reached the server (mayHaveExecuted); a hedged operation is
+      // idempotent, so the same key (or method) may be retried safely.
+      IOException interrupted = h.interruptedFailure();
       h.cancel();
-      // The copies in flight may have reached the server; a hedged operation is idempotent, so the
-      // same key (or method) may be retried safely.
-      throw new OperationInterruptedException(e.key(), e.spec().keySent(), e.attempts(), null);
+      throw interrupted;
     } catch (CancellationException ce) {
-      throw canceledFailure(e);
+      throw h.canceledFailure();
     } catch (ExecutionException ee) {
       Throwable cause = ee.getCause();
       if (cause instanceof IOException io) {

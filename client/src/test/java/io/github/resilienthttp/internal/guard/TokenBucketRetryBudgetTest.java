@@ -257,15 +257,15 @@ class TokenBucketRetryBudgetTest {
   void invalidSettingsFailAtBuildNamingFieldAndValue() {
     assertThatThrownBy(() -> RetryBudget.tokenBucketBuilder().retryRatio(0).build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("retryRatio must be in [1e-9, 1000] but was 0.0");
+        .hasMessage("retryRatio must be in 1.0E-9..1000 but was 0.0");
     assertThatThrownBy(() -> RetryBudget.tokenBucketBuilder().retryRatio(-0.5).build())
-        .hasMessage("retryRatio must be in [1e-9, 1000] but was -0.5");
+        .hasMessage("retryRatio must be in 1.0E-9..1000 but was -0.5");
     assertThatThrownBy(() -> RetryBudget.tokenBucketBuilder().retryRatio(1000.5).build())
-        .hasMessage("retryRatio must be in [1e-9, 1000] but was 1000.5");
+        .hasMessage("retryRatio must be in 1.0E-9..1000 but was 1000.5");
     assertThatThrownBy(() -> RetryBudget.tokenBucketBuilder().retryRatio(1e-12).build())
-        .hasMessage("retryRatio must be in [1e-9, 1000] but was 1.0E-12");
+        .hasMessage("retryRatio must be in 1.0E-9..1000 but was 1.0E-12");
     assertThatThrownBy(() -> RetryBudget.tokenBucketBuilder().retryRatio(Double.NaN).build())
-        .hasMessage("retryRatio must be in [1e-9, 1000] but was NaN");
+        .hasMessage("retryRatio must be in 1.0E-9..1000 but was NaN");
     assertThatThrownBy(() -> RetryBudget.tokenBucketBuilder().minRetriesPerSecond(-1).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("minRetriesPerSecond must be in 0..10000 but was -1");

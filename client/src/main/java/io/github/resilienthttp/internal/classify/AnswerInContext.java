@@ -1,8 +1,7 @@
-package io.github.resilienthttp.internal.engine;
+package io.github.resilienthttp.internal.classify;
 
 import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.OutcomeUnknownAnswerException;
-import io.github.resilienthttp.internal.classify.IdempotencySignal;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -85,34 +84,13 @@ public final class AnswerInContext {
    * @param response the last response
    * @param attempt its attempt number
    * @param earlierMayHaveReachedServer whether an earlier attempt may have reached the server
-   * @return true to end with {@link OutcomeUnknownAnswerException}
+   * @return true to end with {@link OutcomeUnknownAnswerException} (built by the engine's
+   *     {@code Failures})
    */
-  static boolean endsUnknown(Decision decision, Response response, int attempt,
+  public static boolean endsUnknown(Decision decision, Response response, int attempt,
       boolean earlierMayHaveReachedServer) {
     return response != null && response.code() == 409 && attempt > 1 && earlierMayHaveReachedServer
         && (EARLIER_ATTEMPT.equals(decision.reason()) || IN_PROGRESS.equals(decision.reason()));
-  }
-
-  /**
-   * The exception for {@link #endsUnknown}, with a copy of the answer (the caller closes the response).
-   *
-   * @param why what stopped the retries
-   * @param response the last response
-   * @param key the operation's key
-   * @param attempts attempts made
-   * @return the exception
-   */
-  static OutcomeUnknownAnswerException unknown(String why, Response response, String key, int attempts) {
-    byte[] body;
-    try {
-      body = response.peekBody(OutcomeUnknownAnswerException.MAX_BODY_BYTES).bytes();
-    } catch (IOException | RuntimeException unreadable) {
-      body = new byte[0];
-    }
-    return new OutcomeUnknownAnswerException("outcome unknown (status 409): the answer to the retry is"
-        + " about an earlier attempt that may have reached the server (in progress, or a replay), and "
-        + why + " stopped the operation; resume with the same key or look the outcome up", key, true,
-        attempts, why, response.code(), response.headers(), body);
   }
 
   static boolean isReplay(Response response, String replayHeader) {
