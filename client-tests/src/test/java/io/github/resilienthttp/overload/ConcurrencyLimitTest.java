@@ -154,6 +154,69 @@ class ConcurrencyLimitTest {
   }
 
   @Test
+  void aHedgeBeyondTheLimitIsNotSentAndTheFirstCopyStillWins() throws Exception {
+    java.util.List<Integer> limitedAttempts = new java.util.concurrent.CopyOnWriteArrayList<>();
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
+        .noCircuitBreaker()
+        .retryBudget(RetryBudget.unlimited())
+        .retryPolicy(RetryPolicy.builder().maxAttempts(3).backoff(Backoff.none())
+            .deadline(Duration.ofSeconds(30)).build())
+        .concurrencyLimit(fixedAtOne())
+        .hedging(io.github.resilienthttp.HedgingPolicy.fixedDelay(Duration.ofMillis(20)))
+        .addListener(new OperationListener() {
+          @Override
+          public void limited(OperationInfo operation, int attempt) {
+            limitedAttempts.add(attempt);
+            releaseSlow.countDown(); // the hedge was refused: let the first copy answer
+          }
+        })
+        .build();
+    try (Response r = client.operation(get("/slow")).executeAsync().get(20, TimeUnit.SECONDS)) {
+      assertThat(r.code()).isEqualTo(200);
+    }
+    assertThat(limitedAttempts).containsExactly(2);
+    assertThat(serverRequests.get()).as("the hedge was never sent").isEqualTo(1);
+    try (Response r = client.operation(get("/fast")).execute()) {
+      assertThat(r.code()).isEqualTo(200); // both copies' permits are back
+    }
+  }
+
+  @Test
+  void aListenerThatThrowsWhenTheThrottleRefusesLeavesNoLimitPermitBehind() throws IOException {
+    java.util.concurrent.atomic.AtomicLong draw = new java.util.concurrent.atomic.AtomicLong();
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
+        .noCircuitBreaker()
+        .retryPolicy(RetryPolicy.builder().maxAttempts(1).backoff(Backoff.none()).build())
+        .concurrencyLimit(fixedAtOne())
+        .random(draw::get) // 0: every positive probability refuses; -1: none does
+        .adaptiveThrottling(io.github.resilienthttp.AdaptiveThrottlingPolicy.defaults())
+        .addListener(new OperationListener() {
+          @Override
+          public void throttled(OperationInfo operation, int attempt) {
+            throw new IllegalStateException("listener bug in throttled()");
+          }
+        })
+        .build();
+    server.setDispatcher(new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) {
+        serverRequests.incrementAndGet();
+        return new MockResponse.Builder().code(503).build();
+      }
+    });
+    client.operation(get("/a")).execute().close(); // 1 request, no accept
+    assertThatThrownBy(() -> client.operation(get("/a")).execute())
+        .isInstanceOf(io.github.resilienthttp.ThrottledException.class);
+    assertThat(serverRequests.get()).isEqualTo(1);
+    draw.set(-1L); // nextDouble() just under 1
+    // The refused attempt held the only limit permit when the throttle refused it: it is back.
+    try (Response r = client.operation(get("/a")).execute()) {
+      assertThat(r.code()).isEqualTo(503);
+    }
+    assertThat(serverRequests.get()).isEqualTo(2);
+  }
+
+  @Test
   void theLimitShrinksWhenAnswersSlowDownAndGrowsBackWhenTheyAreFast() {
     ConcurrencyLimitPolicy policy = ConcurrencyLimitPolicy.builder(
         ConcurrencyLimitPolicy.Algorithm.GRADIENT).initialLimit(8).minLimit(2).maxLimit(40).build();
