@@ -56,6 +56,7 @@ class AdaptiveThrottlingTest {
   @BeforeEach
   void start() throws IOException {
     server = new MockWebServer();
+    server.setServerSocketFactory(new io.github.resilienthttp.testkit.NoDelayServerSocketFactory());
     server.setDispatcher(new Dispatcher() {
       @Override
       public MockResponse dispatch(RecordedRequest request) {

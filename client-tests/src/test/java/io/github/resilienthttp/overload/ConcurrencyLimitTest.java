@@ -55,6 +55,7 @@ class ConcurrencyLimitTest {
   @BeforeEach
   void start() throws IOException {
     server = new MockWebServer();
+    server.setServerSocketFactory(new io.github.resilienthttp.testkit.NoDelayServerSocketFactory());
     server.setDispatcher(new Dispatcher() {
       @Override
       public MockResponse dispatch(RecordedRequest request) throws InterruptedException {

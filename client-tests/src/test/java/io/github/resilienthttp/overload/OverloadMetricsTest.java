@@ -44,6 +44,7 @@ class OverloadMetricsTest {
   @BeforeEach
   void start() throws IOException {
     server = new MockWebServer();
+    server.setServerSocketFactory(new io.github.resilienthttp.testkit.NoDelayServerSocketFactory());
     server.start();
     okHttp = new OkHttpClient();
   }

@@ -45,6 +45,7 @@ class RateLimitPacingTest {
   @BeforeEach
   void start() throws IOException {
     server = new MockWebServer();
+    server.setServerSocketFactory(new io.github.resilienthttp.testkit.NoDelayServerSocketFactory());
     server.start();
     okHttp = new OkHttpClient();
   }
