@@ -12,10 +12,8 @@ import okhttp3.Response;
  * What happened in one attempt of an operation: the input of a {@link ResponseClassifier}.
  *
  * <p>Exactly one of {@link #response()} and {@link #exception()} is present. The response's body
- * has
- * not been read; a classifier may {@link Response#peekBody(long) peek} at it but must not consume
- * or
- * close it (the SDK closes every response it does not return).
+ * has not been read; a classifier may {@link Response#peekBody(long) peek} at it but must not
+ * consume or close it (the SDK closes every response it does not return).
  *
  * <p>Immutable; valid only during the classifier call.
  */

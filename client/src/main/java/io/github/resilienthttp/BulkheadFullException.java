@@ -8,8 +8,8 @@ import java.time.Duration;
  * The {@link #getCause() cause} is the previous attempt's failure, if any.
  *
  * <p>Not to be confused with resilience4j's own
- * {@code io.github.resilience4j.bulkhead.BulkheadFullException}, which the SDK never throws: this one
- * is an {@link java.io.IOException} and carries the operation's idempotency key.
+ * {@code io.github.resilience4j.bulkhead.BulkheadFullException}, which the SDK never throws: this
+ * one is an {@link java.io.IOException} and carries the operation's idempotency key.
  */
 public class BulkheadFullException extends ResilientHttpException {
   private static final long serialVersionUID = 1L;

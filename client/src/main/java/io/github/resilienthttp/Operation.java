@@ -24,9 +24,7 @@ import okhttp3.Response;
  *
  * <p>Create one with {@link ResilientHttpClient#operation(Request)}, optionally adjust it, then
  * {@link #execute()} it once. The key is readable at any time with {@link #idempotencyKey()} and is
- * the same before, during and after execution (it is made on first use, so an operation whose key
- * is
- * neither sent nor read costs no random UUID); store it before executing if you may need to resume
+ * the same before, during and after execution; store it before executing if you may need to resume
  * the intent after a crash.
  *
  * <p>Not thread-safe while being configured; {@link #execute()} may be called only once (from any
@@ -80,8 +78,7 @@ public final class Operation {
    * @param key 1 to 255 visible ASCII characters (0x21..0x7E)
    * @return this operation
    * @throws IllegalArgumentException when the key breaks that rule, or the request already carries
-   * a
-   *     different key in its key header
+   *     a different key in its key header
    * @throws IllegalStateException after {@link #execute()}
    */
   public synchronized Operation idempotencyKey(String key) {
@@ -132,9 +129,8 @@ public final class Operation {
 
   /**
    * Parks this operation's intent in {@code outbox} when it ends without a definite outcome
-   * (outcome
-   * unknown, retry budget, circuit breaker, bulkhead, deadline, retries exhausted, a wait that
-   * stopped; not a definite failure or a cancel): its {@link ResumeToken} is stored for an
+   * (outcome unknown, retry budget, circuit breaker, bulkhead, deadline, retries exhausted, a wait
+   * that stopped; not a definite failure or a cancel): its {@link ResumeToken} is stored for an
    * {@link OutboxResumer} to resume later with the same key, a listener event
    * ({@link OperationListener#operationParked}) and a WARN line say so, and the failure is still
    * thrown to the caller.
@@ -152,12 +148,10 @@ public final class Operation {
   /**
    * Settles an unknown outcome by asking, for a downstream without idempotency keys: when this
    * operation would end with {@link OutcomeUnknownException}, {@code policy}'s query runs (after
-   * its
-   * grace delay, inside the deadline) and its answer decides: found, the query's response is
-   * returned
-   * ({@link OutcomeQuery#foundByQuery(Response)}); not found, the request is sent again; cannot
-   * tell,
-   * the exception as before. See {@link OutcomeQueryPolicy}, and the race it cannot close.
+   * its grace delay, inside the deadline) and its answer decides: found, the query's response is
+   * returned ({@link OutcomeQuery#foundByQuery(Response)}); not found, the request is sent again;
+   * cannot tell, the exception as before. See {@link OutcomeQueryPolicy}, and the race it cannot
+   * close.
    *
    * @param policy the query policy, or {@code null} for none
    * @return this operation
@@ -173,7 +167,7 @@ public final class Operation {
    * Runs this operation under {@code policy} instead of the client's {@link RetryPolicy}: its
    * attempts, backoff, {@code Retry-After} cap and, unless {@link #deadline(Duration)} is set, its
    * deadline. The client's budget, breaker and bulkhead still apply (they are shared by every
-   * operation of the client). A per-call policy in the way Failsafe and Polly compose them.
+   * operation of the client).
    *
    * @param policy the retry policy for this operation; not {@code null}
    * @return this operation
@@ -304,8 +298,7 @@ public final class Operation {
    * @throws DeadlineExceededException when the deadline passed, or the next retry could not start
    *     before it
    * @throws OperationInterruptedException when the calling thread was interrupted (its interrupt
-   * flag
-   *     stays set)
+   *     flag stays set)
    * @throws ResilientHttpException for a permanent failure (e.g. an untrusted certificate)
    * @throws IllegalStateException when called a second time
    */
@@ -336,19 +329,17 @@ public final class Operation {
    * throws complete the future exceptionally.
    *
    * <p>The future completes on a thread of the wrapped client's {@link okhttp3.Dispatcher}
-   * executor:
-   * the OkHttp callback thread of the last attempt (as OkHttp's own {@link okhttp3.Callback}
-   * would),
-   * or, for an operation rejected before an attempt, a task on that executor; never on the SDK's
-   * scheduler thread, so dependent stages cannot stall other operations' retries. As with OkHttp
-   * callbacks, run blocking work with {@code thenApplyAsync(fn, yourExecutor)}. Cancelling the
-   * future (or
-   * {@link #cancel()}) cancels the in-flight attempt and any scheduled retry: nothing is sent after
-   * cancellation, and the response of a cancelled attempt is closed. Completing it in any other way
-   * ({@code orTimeout}, {@code completeExceptionally}, {@code complete}) cancels the operation too,
-   * its outcome query and re-sends included. Cancel the future this method returned: a future
-   * derived from it ({@code thenApply}, {@code whenComplete}, ...) is another future, and
-   * cancelling that one does not reach the operation.
+   * executor: the OkHttp callback thread of the last attempt (as OkHttp's own
+   * {@link okhttp3.Callback} would), or, for an operation rejected before an attempt, a task on
+   * that executor; never on the SDK's scheduler thread, so dependent stages cannot stall other
+   * operations' retries. As with OkHttp callbacks, run blocking work with
+   * {@code thenApplyAsync(fn, yourExecutor)}. Cancelling the future (or {@link #cancel()}) cancels
+   * the in-flight attempt and any scheduled retry: nothing is sent after cancellation, and the
+   * response of a cancelled attempt is closed. Completing it in any other way ({@code orTimeout},
+   * {@code completeExceptionally}, {@code complete}) cancels the operation too, its outcome query
+   * and re-sends included. Cancel the future this method returned: a future derived from it
+   * ({@code thenApply}, {@code whenComplete}, ...) is another future, and cancelling that one does
+   * not reach the operation.
    *
    * <p>Waits use the scheduler's real clock; the client's {@link TimeSource} still measures the
    * deadline.
@@ -391,16 +382,14 @@ public final class Operation {
 
   /**
    * Cancels the operation: the in-flight attempt's call is cancelled, no further attempt starts,
-   * and
-   * an async operation's future completes as cancelled at once. A blocking {@link #execute()} that
-   * is
-   * waiting between attempts, or for a bulkhead permit, wakes at once (with the system
-   * {@link TimeSource}, or one that implements {@link TimeSource#sleep(Duration,
-   * java.util.concurrent.Future)})
-   * and throws {@link ResilientHttpException} with reason {@code canceled}. Cancelling before
-   * {@code execute()} or {@code executeAsync()} makes it end that way without sending anything.
-   * Has no effect on an operation that has already ended (a returned response's body stays
-   * readable). A retry budget token taken for a retry that the cancel stopped is given back
+   * and an async operation's future completes as cancelled at once. A blocking {@link #execute()}
+   * that is waiting between attempts, or for a bulkhead permit, wakes at once (with the system
+   * {@link TimeSource}, or one that implements
+   * {@link TimeSource#sleep(Duration, java.util.concurrent.Future)}) and throws
+   * {@link ResilientHttpException} with reason {@code canceled}. Cancelling before
+   * {@code execute()} or {@code executeAsync()} makes it end that way without sending anything. Has
+   * no effect on an operation that has already ended (a returned response's body stays readable). A
+   * retry budget token taken for a retry that the cancel stopped is given back
    * ({@link RetryBudget#refundRetry()}). {@code operationEnded} is still reported once, as the last
    * event, by the thread that was running the operation. Thread-safe.
    */
@@ -424,32 +413,26 @@ public final class Operation {
 
   /**
    * Runs the operation and, when the server accepts it for later ({@code 202 Accepted}), waits for
-   * it
-   * to finish: finds its status resource ({@link AsyncOperationPolicy#statusLocator()}), polls it
-   * until the {@link AsyncOperationPolicy#statusContract() status contract} reads a terminal state,
-   * and returns the final result (a GET of its location, or the terminal status response). A
-   * response
-   * other than {@code 202} is returned as {@link #execute()} would.
+   * it to finish: finds its status resource ({@link AsyncOperationPolicy#statusLocator()}), polls
+   * it until the {@link AsyncOperationPolicy#statusContract() status contract} reads a terminal
+   * state, and returns the final result (a GET of its location, or the terminal status response). A
+   * response other than {@code 202} is returned as {@link #execute()} would.
    *
    * <p>One deadline covers the submit, every poll and the result fetch
    * ({@link AsyncOperationPolicy#deadline()}, or this operation's); each poll's attempt timeouts
-   * shrink
-   * to the time left. {@code Retry-After} is honoured on the {@code 202} and on every poll, never
-   * early. Each poll is an ordinary GET (classified, retried on transient failure such as a
+   * shrink to the time left. {@code Retry-After} is honoured on the {@code 202} and on every poll,
+   * never early. Each poll is an ordinary GET (classified, retried on transient failure such as a
    * {@code 503}, bounded by the budget and the breaker), reported with {@link AttemptKind#POLL};
-   * the
-   * submit is never re-sent once accepted. {@link #cancel()} stops polling; it does not cancel the
-   * server's job ({@link ResilientHttpClient#cancelOnServer(ResumeToken)} does, when the server
-   * gave a
-   * cancel URL).
+   * the submit is never re-sent once accepted. {@link #cancel()} stops polling; it does not cancel
+   * the server's job ({@link ResilientHttpClient#cancelOnServer(ResumeToken)} does, when the server
+   * gave a cancel URL).
    *
    * @param policy how to wait
    * @return the final result, which the caller must close
    * @throws AsyncOperationFailedException when the operation failed or was cancelled on the server
    * @throws AsyncOperationDeadlineExceededException when the deadline passed while waiting
    * @throws PollFailedException when polling stopped without an answer (reason {@code canceled}
-   * after
-   *     {@link #cancel()})
+   *     after {@link #cancel()})
    * @throws AsyncOperationInterruptedException when the waiting thread was interrupted
    * @throws IOException what {@link #execute()} throws, for the submit
    * @throws IllegalStateException when called a second time

@@ -34,8 +34,8 @@ public interface OperationListener {
 
   /**
    * An attempt is about to be sent, with why: a first attempt, a retry, or a hedge. The default
-   * calls {@link #attemptStarted(OperationInfo, int)}, so listeners written before hedging keep
-   * working; override this one to tell the kinds apart. Called instead of, not besides, the
+   * calls {@link #attemptStarted(OperationInfo, int)}, so a listener that overrides only that one
+   * sees every attempt; override this one to tell the kinds apart. Called instead of, not besides, the
    * two-argument method.
    *
    * @param operation the operation

@@ -47,8 +47,7 @@ import org.slf4j.LoggerFactory;
  * only the current holder's handler runs.
  *
  * <p>The token holds no body: {@link Builder#requestFor} rebuilds the original request from your
- * own
- * records (the business row the intent belongs to), for intents that must be re-submitted.
+ * own records (the business row the intent belongs to), for intents that must be re-submitted.
  */
 public final class OutboxResumer {
   private static final Logger log = LoggerFactory.getLogger(OutboxResumer.class);
@@ -64,7 +63,7 @@ public final class OutboxResumer {
    */
   public record Report(int resumed, int failed, int rescheduled, int abandoned, int lost) {
     /**
-     * A report with nothing lost (the four counts of earlier versions).
+     * A report with nothing lost ({@code lost} 0).
      *
      * @param resumed intents now done
      * @param failed intents that ended with a definite failure
@@ -312,8 +311,7 @@ public final class OutboxResumer {
 
     /**
      * Rebuilds the original request (with its body) of an intent to re-submit; {@code null}
-     * abandons
-     * it. Default: always {@code null} (only accepted intents are resumed).
+     * abandons it. Default: always {@code null} (only accepted intents are resumed).
      *
      * @param requestFor the request for a token
      * @return this builder

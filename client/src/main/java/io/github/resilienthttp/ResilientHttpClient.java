@@ -346,11 +346,8 @@ public final class ResilientHttpClient {
   /**
    * The SDK's default circuit breaker settings, used when no registry or breaker is given: open when
    * at least 80 % of the last 50 attempts failed (at least 50 recorded), stay open 5 s, then let 3
-   * probes through. The breaker is for persistent failure (an outage); partial failure is the retry
-   * loop's and the budget's job, so the threshold is high: a steady 20 % or even 50 % failure rate
-   * practically never opens it (at 50 %, 40 failures out of 50 is about a one-in-100,000 window),
-   * while a total outage opens it after 50 attempts. resilience4j's own defaults (50 % of 100 calls,
-   * 60 s open) would keep a recovered service unused for up to a minute.
+   * probes through. A total outage opens it after 50 attempts; a steady partial failure rate (20 %,
+   * even 50 %) practically never does. Why these values: {@code docs/design/circuit-breaker.md}.
    *
    * @return a new config with the SDK's defaults
    */
@@ -377,8 +374,8 @@ public final class ResilientHttpClient {
   /**
    * The resilience4j circuit breaker that guards {@code url}'s target ({@code scheme://host:port}),
    * or empty when breakers are off. For metrics and tests. Per-target breakers are bounded (at most
-   * 1,024 targets; the least recently used is evicted, see README "Circuit breaker"), so a breaker
-   * seen here may be replaced by a new one after its target was idle.
+   * 1,024 targets, the least recently used evicted), so a breaker seen here may be replaced by a new
+   * one after its target was idle.
    *
    * @param url a URL of the target
    * @return the breaker, or empty

@@ -52,17 +52,10 @@ import java.util.Objects;
  * allow fewer retries, never more. Over long intervals, retries therefore tend to at most
  * {@code retryRatio} per first attempt plus {@code minRetriesPerSecond} per second.
  *
- * <p><b>Prior art.</b> The semantics are Finagle's {@code RetryBudget}: a deposit per request, a
- * withdrawal per retry (refused, withdrawing nothing, when the balance is short), and a minimum
- * number of retries per second. Finagle's deposits expire after a 10 s window and its floor is a
- * reserve of {@code minRetriesPerSec × 10 s}, available from the start; here the cap and the default
- * {@code maxTokens} play those roles, and by default a new bucket holds the same ten seconds. gRPC
- * retry throttling (gRFC A6) also shares one bucket of {@code maxTokens} per channel and starts it
- * full, but moves it by outcome ({@code tokenRatio} per success, 1 per failure) and stops retries below
- * half. AWS SDK retry quotas share one bucket per client and refill it only from successful
- * responses, a design with a known failure: a bucket that stops refilling, so the client never
- * retries again (aws/aws-sdk-go-v2#3550). Here deposits depend on no outcome, and time alone refills
- * the floor.
+ * <p><b>Source.</b> Finagle's {@code RetryBudget}: a deposit per request, a withdrawal per retry
+ * (refused, withdrawing nothing, when the balance is short), and a minimum number of retries per
+ * second. How it compares with gRPC retry throttling (gRFC A6) and AWS SDK retry quotas:
+ * {@code docs/design/retry-budget.md}.
  *
  * <p><b>Thread safety.</b> Every budget returned here is thread-safe and lock-free: concurrent
  * operations update it with compare-and-set, never under a lock, and no background thread refills it

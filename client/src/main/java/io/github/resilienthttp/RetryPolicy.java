@@ -29,12 +29,9 @@ import java.util.Optional;
  * <p>Request scope: a body longer than {@code maxReplayableBodyBytes} is sent once, as if it were
  * {@link okhttp3.RequestBody#isOneShot() one-shot}: an attempt that failed before sending it is
  * retried, one that may have reached the server ends with {@link OutcomeUnknownException} instead
- * of a re-upload. Why: each retry sends the whole body again, so retries of large uploads multiply
- * the bandwidth and the server's work, and an upload that failed mid-way under a deadline is likely
- * to fail again the same way; a large upload is better resumed by the application (or a resumable
- * upload protocol) than repeated blindly. 8 MiB keeps ordinary JSON and form requests retryable. A
- * body of unknown length ({@code contentLength() == -1}, streamed) is not bounded: the SDK does not
- * buffer bodies to measure them.
+ * of a re-upload (why: {@code docs/outbox.md}, "Request scope"). A body of unknown length
+ * ({@code contentLength() == -1}, streamed) is not bounded: the SDK does not buffer bodies to
+ * measure them.
  *
  * <p>Waits: before retry {@code n} the SDK waits {@code backoff.delay(n)}, or the server's
  * {@code Retry-After} (RFC 9110 §10.2.3) when that is longer, so a retry never starts before the

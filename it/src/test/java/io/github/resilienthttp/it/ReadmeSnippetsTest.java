@@ -27,15 +27,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Compiles every Java snippet of README.md and of every page under docs/ against the published artifacts (this module's test
- * class path: core, JSON, Micrometer, OpenTelemetry, Retrofit), so that the snippets a user pastes
- * cannot rot. Each {@code ```java} block must be preceded by a marker that says how to compile it:
+ * Compiles every Java snippet of README.md and of every page under docs/ against the published
+ * artifacts (this module's test class path: every artifact of the BOM, the starter with Spring MVC,
+ * Spring JDBC and the Servlet API, Retrofit, Failsafe and resilience4j-retry for the comparisons), so
+ * that the snippets a user pastes cannot rot. Each {@code ```java} block must be preceded by a marker that says how to compile it:
  * <ul>
  *   <li>{@code <!-- compile: statements; given: Type name, ... -->}: the block's {@code import} lines,
  *       then statements (local records and interfaces allowed), compiled as the body of a method whose
  *       parameters are the given variables;
  *   <li>{@code <!-- compile: file -->}: a whole compilation unit;
- *   <li>{@code <!-- compile: no (why) -->}: not compiled (for example, code of other libraries).
+ *   <li>{@code <!-- compile: no (why) -->}: not compiled, when no class path can compile it (none of
+ *       README.md and docs/ needs it today).
  * </ul>
  * A failure names the Markdown file and line ({@code docs/hedging.md:42}).
  */

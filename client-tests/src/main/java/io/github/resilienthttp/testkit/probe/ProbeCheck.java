@@ -2,7 +2,7 @@ package io.github.resilienthttp.testkit.probe;
 
 /**
  * The checks of an {@link IdempotencyProbe}, in the order they run. Each is one question of the
- * pre-launch checklist that only the server can answer (see the README's checklist).
+ * pre-launch checklist that only the server can answer (docs/checklist.md).
  */
 public enum ProbeCheck {
   /** 1: a retry with the same key and body is replayed (same status and resource), not executed. */
@@ -27,7 +27,7 @@ public enum ProbeCheck {
   }
 
   /**
-   * The check's number, as printed and in the README's checklist.
+   * The check's number, as printed and in the pre-launch checklist (docs/checklist.md).
    *
    * @return 1..6
    */

@@ -42,13 +42,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Waits for one asynchronous operation: submits it (or resumes from a token), then polls its status
  * resource until the {@link io.github.resilienthttp.StatusContract} reads a terminal state, under
- * one deadline, and fetches
- * the result. Each poll and the result fetch are GET {@link Operation}s of their own (classified,
- * retried on transient failure, bounded by the budget, the breaker and the bulkhead), whose
- * deadline
- * is the time left and whose first attempt is an {@link AttemptKind#POLL}; they carry the submit's
- * key
- * for correlation in listeners but never send it. The submit is never re-sent once accepted.
+ * one deadline, and fetches the result. Each poll and the result fetch are GET {@link Operation}s
+ * of their own (classified, retried on transient failure, bounded by the budget, the breaker and
+ * the bulkhead), whose deadline is the time left and whose first attempt is an
+ * {@link AttemptKind#POLL}; they carry the submit's key for correlation in listeners but never send
+ * it. The submit is never re-sent once accepted.
  *
  * <p>One waiter per wait; {@link #cancel()} is thread-safe. Not API.
  */
@@ -424,8 +422,7 @@ public final class PollLoop {
   /**
    * {@code t} with the cancel URL this answer gives, if any. Its origin is checked when it is used
    * ({@link io.github.resilienthttp.ResilientHttpClient#cancelOnServer}), not here: a cancel link
-   * elsewhere must not fail the
-   * wait.
+   * elsewhere must not fail the wait.
    */
   private ResumeToken withCancelUrl(ResumeToken t, Response r, String body) {
     HttpUrl cancel = policy.cancelLocator().locate(r, body);

@@ -18,22 +18,17 @@ import org.slf4j.LoggerFactory;
  * or response, a call waiting in OkHttp's dispatcher queue, reading the body after the operation
  * returned). Not API.
  *
- * <p>It stands in for OkHttp's call timeout on the SDK's calls (see docs/design/engine.md). That
- * timeout is an
- * Okio {@link AsyncTimeout}: every call enters Okio's global timeout queue, at its head when
- * nothing
- * else is pending, and wakes Okio's watchdog thread, which cost 2 to 5 µs per call on loopback,
- * most
- * of the SDK's overhead (see {@code BENCHMARKS.md}). Here an operation only joins a lock-free stack
- * (it is its own list node, so joining allocates nothing). One sweep, at most every
- * {@link #TICK_NANOS} while operations are watched and also at the earliest deadline it knows of,
- * stops the calls whose deadline has passed and forgets the operations that are done. The sweeps
- * run on Okio's own watchdog thread, as OkHttp's call timeouts did, through one {@code
- * AsyncTimeout}
- * per client that is re-armed after each sweep: about 100 entries in Okio's queue per second while
- * busy, whatever the traffic, and none when idle. So no thread is added, and the client's scheduler
- * (which may be the user's, and busy) plays no part. Only an operation due before the next sweep
- * arms a timer of its own. With no operation watched for {@link #IDLE_NANOS}, the sweeps stop.
+ * <p>It stands in for OkHttp's call timeout on the SDK's calls, which would put every call into
+ * Okio's global timeout queue and wake its watchdog thread (the cost that this class avoids:
+ * docs/design/deadline-watchdog.md). Here an operation only joins a lock-free stack (it is its own
+ * list node, so joining allocates nothing). One sweep, at most every {@link #TICK_NANOS} while
+ * operations are watched and also at the earliest deadline it knows of, stops the calls whose
+ * deadline has passed and forgets the operations that are done. The sweeps run on Okio's own
+ * watchdog thread through one {@code AsyncTimeout} per client that is re-armed after each sweep:
+ * about 100 entries in Okio's queue per second while busy, whatever the traffic, and none when
+ * idle. So no thread is added, and the client's scheduler (which may be the user's, and busy) plays
+ * no part. Only an operation due before the next sweep arms a timer of its own. With no operation
+ * watched for {@link #IDLE_NANOS}, the sweeps stop.
  *
  * <p>How a call is stopped depends on where the operation is:
  * <ul>
@@ -43,8 +38,8 @@ import org.slf4j.LoggerFactory;
  *   <li>Once it returned a response, the caller may be reading the body: the call's own timeout is
  *       entered with a deadline of now, so OkHttp fails the read exactly as its call timeout would,
  *       with {@code InterruptedIOException("timeout")}. (Entering it earlier is not possible:
- * OkHttp
- *       enters a call's timeout itself when the call starts, and Okio refuses a second entry.)
+ *       OkHttp enters a call's timeout itself when the call starts, and Okio refuses a second
+ *       entry.)
  * </ul>
  *
  * <p>An operation is done, and forgotten, when it ended without a response, or when it returned one
@@ -102,9 +97,8 @@ public final class DeadlineWatchdog {
 
   /**
    * Watches {@code op}, through its current {@link Execution#watchedCall()}, for its deadline.
-   * Called by {@link Execution#newAttemptCall} when the watchdog does not have the
-   * operation;
-   * later attempts only update {@link Execution#watchedCall()}.
+   * Called by {@link Execution#newAttemptCall} when the watchdog does not have the operation; later
+   * attempts only update {@link Execution#watchedCall()}.
    */
   public void watch(Execution op) {
     WatchEntry.watched(op, true);

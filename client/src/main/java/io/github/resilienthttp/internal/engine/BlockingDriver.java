@@ -6,14 +6,12 @@ import okhttp3.Response;
 
 /**
  * The blocking driver of the retry loop: sends one attempt at a time on the calling thread and
- * waits
- * between attempts through the client's {@link io.github.resilienthttp.TimeSource}. The decisions
- * are {@link RetryLoop}'s.
- * How an attempt is sent is the caller's: {@link io.github.resilienthttp.Operation#execute()}
- * makes each attempt its own
- * OkHttp call; a plain call on {@link io.github.resilienthttp.ResilientHttpClient#okHttpClient()}
- * proceeds down its
- * interceptor chain ({@link io.github.resilienthttp.internal.okhttp.RetryInterceptor}). Not API.
+ * waits between attempts through the client's {@link io.github.resilienthttp.TimeSource}. The
+ * decisions are {@link RetryLoop}'s. How an attempt is sent is the caller's:
+ * {@link io.github.resilienthttp.Operation#execute()} makes each attempt its own OkHttp call; a
+ * plain call on {@link io.github.resilienthttp.ResilientHttpClient#okHttpClient()} proceeds down
+ * its interceptor chain ({@link io.github.resilienthttp.internal.okhttp.RetryInterceptor}). Not
+ * API.
  */
 public final class BlockingDriver {
   private BlockingDriver() {}

@@ -21,12 +21,12 @@ import okhttp3.Request;
 /**
  * The running state of one operation: its key (made on first use), attempt and network-request
  * counters, the cancel flag and signal, whether it ended, and the deadline watchdog's links. What
- * the
- * operation is, fixed when it starts, is its {@link #spec()} ({@link OperationSpec}); each attempt's
- * own state is its {@link Attempt}. A plain call on {@code ResilientHttpClient.okHttpClient()}
- * carries this as its call tag (its attempts share the call); the attempts of {@code execute()},
- * {@code executeAsync()} and hedges carry their {@link Attempt}, which points here. Thread-safe:
- * counters are read by the caller while OkHttp's threads write. Not API.
+ * the operation is, fixed when it starts, is its {@link #spec()} ({@link OperationSpec}); each
+ * attempt's own state is its {@link Attempt}. A plain call on
+ * {@code ResilientHttpClient.okHttpClient()} carries this as its call tag (its attempts share the
+ * call); the attempts of {@code execute()}, {@code executeAsync()} and hedges carry their
+ * {@link Attempt}, which points here. Thread-safe: counters are read by the caller while OkHttp's
+ * threads write. Not API.
  */
 public final class Execution extends WatchEntry<Execution>
     implements Supplier<String> {
@@ -59,10 +59,9 @@ public final class Execution extends WatchEntry<Execution>
   private final Function0<Execution> asTag = () -> this;
   private volatile OperationInfo info;
   /**
-   * The kind of this operation's first attempt: {@link AttemptKind#FIRST}, or {@link
-   * AttemptKind#POLL}
-   * / {@link AttemptKind#QUERY} for the GETs an asynchronous operation's waiter sends. Set once,
-   * before the first attempt.
+   * The kind of this operation's first attempt: {@link AttemptKind#FIRST}, or
+   * {@link AttemptKind#POLL} / {@link AttemptKind#QUERY} for the GETs an asynchronous operation's
+   * waiter sends. Set once, before the first attempt.
    */
   private volatile AttemptKind firstAttemptKind = AttemptKind.FIRST;
   /** {@link #RUNNING}, then {@link #CANCELED} or {@link #RETURNED}, whichever comes first. */

@@ -31,17 +31,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The retry decisions of one operation, independent of how attempts are sent and waits are made:
- * the
- * blocking {@link io.github.resilienthttp.internal.okhttp.RetryInterceptor} and the non-blocking
- * {@link AsyncDriver} drive the same loop,
- * so {@code execute()} and {@code executeAsync()} have the same semantics.
+ * the blocking {@link io.github.resilienthttp.internal.okhttp.RetryInterceptor} and the
+ * non-blocking {@link AsyncDriver} drive the same loop, so {@code execute()} and
+ * {@code executeAsync()} have the same semantics.
  *
  * <p>Per attempt, in order (as in .NET's standard resilience handler: total deadline, retry with
  * budget, circuit breaker, attempt timeout): {@link #beforeAttempt()} (interrupt, deadline, breaker
  * permission), the driver's bulkhead permit, {@link #startAttempt(long)}, the driver sends,
  * {@link #afterAttempt} (classification, breaker record, listeners, and the decision: return,
- * throw,
- * or retry after a delay whose budget token is already taken), and the driver waits.
+ * throw, or retry after a delay whose budget token is already taken), and the driver waits.
  *
  * <p>Not thread-safe: one driver calls it, one step at a time (the async driver's steps may run on
  * different threads, one after the other). Not API.
@@ -113,10 +111,10 @@ public final class RetryLoop {
   }
 
   /**
-   * Whether {@code request}'s body may be sent only once: one-shot ({@link
-   * RequestBody#isOneShot()})
-   * or above the policy's replay bound ({@link RetryPolicy#maxReplayableBodyBytes()}). Such a body
-   * is never sent twice at the same time either: its operation is not hedged.
+   * Whether {@code request}'s body may be sent only once: one-shot
+   * ({@link RequestBody#isOneShot()}) or above the policy's replay bound
+   * ({@link RetryPolicy#maxReplayableBodyBytes()}). Such a body is never sent twice at the same
+   * time either: its operation is not hedged.
    */
   public static boolean sentOnce(Request request, RetryPolicy policy) {
     RequestBody body = request.body();
@@ -221,10 +219,9 @@ public final class RetryLoop {
 
   /**
    * Interrupted while waiting for a permit or a retry: the interrupt flag stays set. When an
-   * earlier
-   * attempt may have reached the server, the caller gets {@link OutcomeUnknownException} (reason
-   * {@code interrupted}, the interrupt attached as suppressed), so that nobody retries with a new
-   * key what may already have been done.
+   * earlier attempt may have reached the server, the caller gets {@link OutcomeUnknownException}
+   * (reason {@code interrupted}, the interrupt attached as suppressed), so that nobody retries with
+   * a new key what may already have been done.
    */
   IOException interrupted() {
     OperationInterruptedException e =
@@ -676,8 +673,7 @@ public final class RetryLoop {
 
   /**
    * A rejection (breaker, budget, bulkhead) after an attempt whose outcome was unknown does not
-   * mean
-   * "nothing happened": the operation's outcome is unknown. The caller then gets
+   * mean "nothing happened": the operation's outcome is unknown. The caller then gets
    * {@link OutcomeUnknownException} with the rejection's reason, the rejection attached as
    * suppressed, so that nobody retries with a new key what may already have been done.
    */

@@ -10,14 +10,12 @@ import okhttp3.Response;
 
 /**
  * For attempts that are their own OkHttp call ({@link io.github.resilienthttp.Operation#execute()}
- * and
- * {@link io.github.resilienthttp.internal.engine.AsyncDriver}): shrinks the attempt's connect,
- * read and write timeouts to the time left
- * before the deadline (and to the policy's attempt timeout), as {@link RetryInterceptor} does for
- * plain calls. It sits only on the client that {@link
- * io.github.resilienthttp.internal.engine.ClientRuntime#attemptClient(long)} picks when
- * some timeout must shrink, so an attempt that needs none pays for no extra interceptor level.
- * (OkHttp's silent retries are off on both attempt clients.) Not API.
+ * and {@link io.github.resilienthttp.internal.engine.AsyncDriver}): shrinks the attempt's connect,
+ * read and write timeouts to the time left before the deadline (and to the policy's attempt
+ * timeout), as {@link RetryInterceptor} does for plain calls. It sits only on the client that
+ * {@link io.github.resilienthttp.internal.engine.ClientRuntime#attemptClient(long)} picks when some
+ * timeout must shrink, so an attempt that needs none pays for no extra interceptor level. (OkHttp's
+ * silent retries are off on both attempt clients.) Not API.
  */
 public final class AttemptSetupInterceptor implements Interceptor {
   @Override

@@ -12,12 +12,11 @@ import okhttp3.Response;
 
 /**
  * Plain OkHttp calls on {@link io.github.resilienthttp.ResilientHttpClient#okHttpClient()} as
- * operations: the first
- * application interceptor of that client makes each call an operation (with the settings of its
- * {@link io.github.resilienthttp.OperationOptions} tag), stamps the operation's idempotency key on
- * the request once, so that
- * every attempt carries the same key, and runs the {@link BlockingDriver} loop with one
- * {@code chain.proceed} per attempt. The user's own interceptors run per attempt, after this one.
+ * operations: the first application interceptor of that client makes each call an operation (with
+ * the settings of its {@link io.github.resilienthttp.OperationOptions} tag), stamps the operation's
+ * idempotency key on the request once, so that every attempt carries the same key, and runs the
+ * {@link BlockingDriver} loop with one {@code chain.proceed} per attempt. The user's own
+ * interceptors run per attempt, after this one.
  * ({@link io.github.resilienthttp.Operation#execute()} does not come through here: each of its
  * attempts is its own call.)
  *

@@ -29,10 +29,9 @@ import okhttp3.Response;
 /**
  * Settles an operation's unknown outcome with its {@link OutcomeQuery} ({@link OutcomeQueryPolicy}
  * says what each answer does): runs the operation; on {@link OutcomeUnknownException}, waits the
- * grace
- * delay, queries inside the deadline, and returns the found result, re-sends (the same key, sent or
- * not as before), or rethrows. Queries and re-sends are {@link Operation}s of their own, with the
- * time left as their deadline. One loop per operation. Not API.
+ * grace delay, queries inside the deadline, and returns the found result, re-sends (the same key,
+ * sent or not as before), or rethrows. Queries and re-sends are {@link Operation}s of their own,
+ * with the time left as their deadline. One loop per operation. Not API.
  */
 public final class QueryLoop {
   private static final int MAX_BODY = 64 * 1024;
