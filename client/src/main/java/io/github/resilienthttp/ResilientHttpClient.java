@@ -310,7 +310,7 @@ public final class ResilientHttpClient {
   /**
    * A builder with this client's settings, to derive a differently configured client. The derived
    * client shares this one's retry budget and circuit breakers (they are runtime state), but gets its
-   * own bulkhead.
+   * own bulkhead, and its own adaptive throttle counts, concurrency limits and rate-limit pauses.
    *
    * @return a builder with these settings
    */
