@@ -42,6 +42,7 @@ import okhttp3.OkHttpClient;
  * @param resumeTokenSigner the keys that sign and verify this client's resume tokens
  * @param closeWrappedOnClose whether {@code close()} also releases the wrapped client's dispatcher
  *     executor, connection pool and cache
+ * @param overload the adaptive overload options (throttling, concurrency limit, pacing)
  */
 public record ClientSettings(OkHttpClient wrapped, RetryPolicy retryPolicy,
     ResponseClassifier classifier, IdempotencyKeyPolicy idempotencyKeyPolicy, TimeSource timeSource,
@@ -50,7 +51,8 @@ public record ClientSettings(OkHttpClient wrapped, RetryPolicy retryPolicy,
     TargetCircuitBreakers sharedBreakers, BulkheadConfig bulkheadConfig, String bulkheadName,
     List<OperationListener> listeners, String replayHeader, ScheduledExecutorService scheduler,
     HedgingPolicy hedgingPolicy, io.github.resilienthttp.internal.async.ResumeTokenSigner resumeTokenSigner,
-    boolean closeWrappedOnClose) {
+    boolean closeWrappedOnClose,
+    io.github.resilienthttp.internal.guard.OverloadSettings overload) {
 
   /** Copies the listener list. */
   public ClientSettings {

@@ -9,6 +9,7 @@ import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.OperationFailure;
 import io.github.resilienthttp.OperationResult;
 import io.github.resilienthttp.OutcomeUnknownException;
+import io.github.resilienthttp.ResilientHttpException;
 import io.github.resilienthttp.RetryBudgetExhaustedException;
 import io.github.resilienthttp.RetryPolicy;
 import io.github.resilienthttp.internal.classify.AnswerInContext;
@@ -48,6 +49,8 @@ public final class RetryLoop extends Failures {
   private final Request request;
   private final boolean oneShot;
   private final TargetCircuitBreakers.Target target;
+  /** The target's adaptive overload state ({@link Admission}), or {@code null} when all are off. */
+  private final io.github.resilienthttp.internal.guard.TargetOverload.Target overload;
   /** The attempt in flight (or the last one). */
   private Attempt current;
   private int attempt;
@@ -75,6 +78,25 @@ public final class RetryLoop extends Failures {
     this.oneShot = sentOnce(request, op.spec().retryPolicy());
     this.target = client.circuitBreakers() == null
         ? null : client.circuitBreakers().forUrl(request.url());
+    this.overload = client.overload() == null ? null : client.overload().forUrl(request.url());
+  }
+
+  /** The target's adaptive overload state, or {@code null} when every option is off. */
+  io.github.resilienthttp.internal.guard.TargetOverload.Target overloadTarget() {
+    return overload;
+  }
+
+  /** The last attempt's failure, or {@code null}: the cause of a refusal before the next one. */
+  IOException lastFailure() {
+    return lastFailure;
+  }
+
+  /**
+   * A refusal before sending (the adaptive limit, the throttle): as is, or, after an attempt whose
+   * outcome was unknown, {@link OutcomeUnknownException} with it attached.
+   */
+  IOException rejectedBeforeSend(ResilientHttpException rejection) {
+    return unknownIfAnyOutcomeUnknown(rejection);
   }
 
   /**
@@ -290,6 +312,9 @@ public final class RetryLoop extends Failures {
     if (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT) {
       anyMayHaveBeenProcessed = true;
     }
+    if (response != null || !current.failedInClientBeforeWire()) {
+      Admission.recordAnswer(this, permits, response, failure); // the adaptive limit and throttle
+    }
     AttemptJudge.record(current, permits, decision, response, failure);
     AttemptJudge.report(op, request, current, attemptStart, decision, response, failure);
     return decision;
@@ -382,6 +407,13 @@ public final class RetryLoop extends Failures {
       hedgeRefusal = "bulkhead-full";
       return null;
     }
+    String overloadRefusal = Admission.reserveHedge(this, p);
+    if (overloadRefusal != null) {
+      p.releaseAll();
+      client.retryBudget().refundRetry();
+      hedgeRefusal = overloadRefusal;
+      return null;
+    }
     return p;
   }
 
@@ -457,6 +489,7 @@ public final class RetryLoop extends Failures {
         throw new IllegalStateException("backoff " + policy.backoff() + " returned " + delay
             + " for retry " + attempt + "; a backoff must return a duration >= 0");
       }
+      delay = Admission.pacedRetryDelay(this, delay);
       verdict = RetryRule.retry(decision, delay, policy.maxRetryAfter(), op.remainingNanos(),
           MIN_ATTEMPT_NANOS, target != null && isOpen(target.breaker()));
     }
