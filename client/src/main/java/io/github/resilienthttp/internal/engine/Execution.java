@@ -29,7 +29,7 @@ import okhttp3.Request;
  * threads write. Not API.
  */
 public final class Execution extends WatchEntry<Execution>
-    implements Supplier<String> {
+    implements Supplier<String>, Function0<Execution> {
   private final ClientRuntime client;
   /** What the operation is: fixed when it starts. */
   private final OperationSpec spec;
@@ -55,8 +55,6 @@ public final class Execution extends WatchEntry<Execution>
   public static final KClass<Execution> TAG =
       JvmClassMappingKt.getKotlinClass(Execution.class);
 
-  /** The value of every call tag of this operation, made once rather than per call. */
-  private final Function0<Execution> asTag = () -> this;
   private volatile OperationInfo info;
   /**
    * The kind of this operation's first attempt: {@link AttemptKind#FIRST}, or
@@ -253,9 +251,18 @@ public final class Execution extends WatchEntry<Execution>
     return endedWithoutResponse || (watchedCallEnded && ended);
   }
 
-  /** This operation as the value of a call tag, for {@code call.tag(Execution.TAG, ..)}. */
+  /**
+   * This operation as the value of a call tag, for {@code call.tag(Execution.TAG, ..)}: the
+   * operation itself (it is its own {@link Function0}), so that no tag value is made per operation.
+   */
   public Function0<Execution> asTag() {
-    return asTag;
+    return this;
+  }
+
+  /** {@return this operation}: the value of its call tags (see {@link #asTag()}). */
+  @Override
+  public Execution invoke() {
+    return this;
   }
 
   /** True once the deadline has passed in real time, i.e. the backstop may have fired. */

@@ -21,17 +21,24 @@ import okhttp3.Response;
  * {@code Retry-After: 0}. That repeat would be an attempt the SDK neither counts nor bounds, so for
  * operations run by the SDK this interceptor removes a zero {@code Retry-After} from 503 answers. The
  * SDK's own loop then retries after its backoff (a zero {@code Retry-After} never shortens it).
+ *
+ * <p>Its first step is {@link OriginGuard}'s rule ({@link OriginGuard#hop(Request)}): a follow-up
+ * hop to another origin is refused before it is counted or seen by anything else, so the SDK's
+ * clients need one network interceptor, not two (each is one more interceptor chain per network
+ * request).
  */
 public final class NetworkAttemptTracker implements Interceptor {
   @Override
   public Response intercept(Chain chain) throws IOException {
+    // The origin rule first: a refused hop is not a network request of the operation.
+    Request hop = OriginGuard.hop(chain.request());
     Attempt attempt = Attempt.of(chain.call());
     if (attempt == null) {
       // Not an SDK attempt: a pass-through call.
-      return chain.proceed(chain.request());
+      return chain.proceed(hop);
     }
     attempt.networkRequestStarted();
-    Request request = withoutKeyOnRedirectedGet(chain, attempt);
+    Request request = withoutKeyOnRedirectedGet(hop, chain, attempt);
     Response response;
     try {
       response = chain.proceed(request);
@@ -67,8 +74,7 @@ public final class NetworkAttemptTracker implements Interceptor {
    * another request). A 307 or 308 repeats the same method and body, also to another origin, and
    * keeps the key: the new origin needs it to recognise a repeat of the same intent.
    */
-  private static Request withoutKeyOnRedirectedGet(Chain chain, Attempt attempt) {
-    Request request = chain.request();
+  private static Request withoutKeyOnRedirectedGet(Request request, Chain chain, Attempt attempt) {
     if (!"GET".equals(request.method()) || "GET".equals(chain.call().request().method())) {
       return request;
     }

@@ -3,6 +3,8 @@ package io.github.resilienthttp.internal.okhttp;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.Set;
+import kotlin.jvm.JvmClassMappingKt;
+import kotlin.reflect.KClass;
 import okhttp3.HttpUrl;
 import okhttp3.Interceptor;
 import okhttp3.Request;
@@ -21,8 +23,18 @@ import okhttp3.Response;
  * redirects: OkHttp follows a {@code 301/302/303/307/308} inside the call, and the application and
  * network interceptors add {@code Authorization} / API keys again on every call. Stateless and
  * thread-safe. Not API.
+ *
+ * <p>{@link NetworkAttemptTracker} applies the same rule ({@link #hop(Request)}) as its first step,
+ * so a client whose first network interceptor is the tracker needs no separate guard: each network
+ * interceptor is one more {@code RealInterceptorChain} per network request.
  */
 public final class OriginGuard implements Interceptor {
+  /**
+   * The type of {@link FollowUp} tags, made once: OkHttp 5's {@code Request.tag(Class)} makes a
+   * new {@code KClass} on every lookup.
+   */
+  private static final KClass<FollowUp> FOLLOW_UP = JvmClassMappingKt.getKotlinClass(FollowUp.class);
+
   /** The reason of the typed failure a refused hop ends in. */
   public static final String REASON = "other-origin";
 
@@ -96,16 +108,27 @@ public final class OriginGuard implements Interceptor {
 
   @Override
   public Response intercept(Chain chain) throws IOException {
-    Request request = chain.request();
-    FollowUp followUp = request.tag(FollowUp.class);
+    return chain.proceed(hop(chain.request()));
+  }
+
+  /**
+   * The origin rule for one hop: {@code request} itself when it is not a follow-up or stays on its
+   * origin, a copy without the carried headers when it may go elsewhere.
+   *
+   * @param request the hop about to be written
+   * @return the request to send
+   * @throws OtherOriginException when the hop goes to another origin and that is not allowed
+   */
+  static Request hop(Request request) throws OtherOriginException {
+    FollowUp followUp = request.tag(FOLLOW_UP);
     if (followUp == null || sameOrigin(request.url(), followUp.origin())) {
-      return chain.proceed(request);
+      return request;
     }
     if (!followUp.allowOtherOrigins()) {
       throw new OtherOriginException(request.url(), followUp.origin());
     }
     Request.Builder stripped = request.newBuilder();
     followUp.carriedHeaders().forEach(stripped::removeHeader);
-    return chain.proceed(stripped.build());
+    return stripped.build();
   }
 }

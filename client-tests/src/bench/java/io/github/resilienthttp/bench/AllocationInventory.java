@@ -1,0 +1,133 @@
+package io.github.resilienthttp.bench;
+
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.management.ObjectName;
+import okhttp3.Interceptor;
+import okhttp3.MediaType;
+import okhttp3.Protocol;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+
+/**
+ * What one caller of {@link SuccessPath} allocates per call, <em>by class</em>: the objects a call
+ * leaves on the heap, counted exactly. Run it with Epsilon, the GC that never collects, so that
+ * every object a call allocated is still on the heap; a class histogram of all objects
+ * ({@code GC.class_histogram -all}) is taken after the warm-up and after the measured calls, and
+ * the difference divided by the calls is the inventory. Objects the JIT's escape analysis
+ * scalar-replaced are not on the heap and so not counted, as in {@link CallerOverhead}. One caller
+ * per JVM, so no other caller's profile changes what the JIT compiles.
+ *
+ * <pre>
+ * java -XX:+UnlockExperimentalVMOptions -XX:+UseEpsilonGC -Xms3g -Xmx3g \
+ *   -cp client-tests/target/benchmarks.jar io.github.resilienthttp.bench.AllocationInventory \
+ *   GET|POST raw|sdk|r4j|failsafe [nonet|loopback] [warm-up calls] [measured calls]
+ * </pre>
+ *
+ * <p>{@code nonet} (the default) answers every request in the client's last application
+ * interceptor, as {@link CallerOverhead} does; {@code loopback} sends it to a
+ * {@link LoopbackHttpServer}. The heap must hold every call's objects: about 1.5 KB per call
+ * without the network, 9 KB on loopback (the defaults, 600,000 + 100,000 calls, fit in 3 GB
+ * without the network; use 100,000 + 50,000 and 6 GB on loopback).
+ */
+public final class AllocationInventory {
+  private static final Pattern ROW = Pattern.compile("\\s*\\d+:\\s+(\\d+)\\s+(\\d+)\\s+(\\S+).*");
+
+  private AllocationInventory() {}
+
+  public static void main(String[] args) throws Throwable {
+    String method = args[0];
+    String caller = args[1];
+    boolean network = args.length > 2 && args[2].equals("loopback");
+    int warmUp = args.length > 3 ? Integer.parseInt(args[3]) : 600_000;
+    int calls = args.length > 4 ? Integer.parseInt(args[4]) : 100_000;
+    SuccessPath s = new SuccessPathLatencyBenchmark();
+    s.method = method;
+    s.setUp();
+    if (!network) {
+      byte[] body = "{\"id\":\"pay_1\",\"status\":\"succeeded\"}"
+          .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      MediaType json = MediaType.get("application/json");
+      Interceptor answer = chain -> new Response.Builder().request(chain.request())
+          .protocol(Protocol.HTTP_1_1).code(200).message("OK")
+          .body(ResponseBody.create(body, json)).build();
+      s.okHttp = s.okHttp.newBuilder().addInterceptor(answer).build();
+      s.sdk = io.github.resilienthttp.ResilientHttpClient.wrap(s.okHttp).build();
+      s.rebuildStacks();
+    }
+    InterleavedLatency.Call call = switch (caller) {
+      case "raw" -> s::rawOkHttpCall;
+      case "sdk" -> s::sdkWithBulkheadCall;
+      case "r4j" -> "POST".equals(method) ? s::resilience4jStackWithNewKeyCall : s::resilience4jStackCall;
+      case "failsafe" -> "POST".equals(method) ? s::failsafeStackWithNewKeyCall : s::failsafeStackCall;
+      default -> throw new IllegalArgumentException("caller must be raw, sdk, r4j or failsafe: " + caller);
+    };
+    try {
+      for (int i = 0; i < warmUp; i++) {
+        call.run();
+      }
+      // Parsed after both are taken, so that parsing the first is not counted as the calls'.
+      String before = histogram();
+      for (int i = 0; i < calls; i++) {
+        call.run();
+      }
+      String after = histogram();
+      print(method + " " + caller + (network ? " (loopback)" : " (no network)"), before, after, calls);
+    } finally {
+      s.tearDown();
+    }
+  }
+
+  private static void print(String title, String beforeText, String afterText, int calls) {
+    Map<String, long[]> before = byClass(beforeText);
+    Map<String, long[]> after = byClass(afterText);
+    record Row(String type, double count, double bytes) {}
+    List<Row> rows = new ArrayList<>();
+    double total = 0;
+    for (Map.Entry<String, long[]> e : after.entrySet()) {
+      long[] b = before.getOrDefault(e.getKey(), new long[2]);
+      double bytes = (e.getValue()[1] - b[1]) / (double) calls;
+      if (bytes >= 0.5) {
+        rows.add(new Row(e.getKey(), (e.getValue()[0] - b[0]) / (double) calls, bytes));
+        total += bytes;
+      }
+    }
+    rows.sort((x, y) -> Double.compare(y.bytes(), x.bytes()));
+    System.out.printf(Locale.ROOT, "#### Objects per call: %s, %d calls%n%n", title, calls);
+    System.out.println("| class | objects/call | B/call |");
+    System.out.println("|---|---:|---:|");
+    for (Row r : rows) {
+      System.out.printf(Locale.ROOT, "| `%s` | %.2f | %.1f |%n", r.type(), r.count(), r.bytes());
+    }
+    System.out.printf(Locale.ROOT, "| total | | %.1f |%n", total);
+  }
+
+  /** The class histogram of every object on the heap (reachable or not), as text. */
+  private static String histogram() throws Exception {
+    return (String) ManagementFactory.getPlatformMBeanServer().invoke(
+        new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
+        new Object[] {new String[] {"-all"}}, new String[] {String[].class.getName()});
+  }
+
+  /** Instances and bytes by class, from a class histogram's text. */
+  private static Map<String, long[]> byClass(String text) {
+    Map<String, long[]> byClass = new HashMap<>();
+    for (String line : text.split("\n")) {
+      Matcher m = ROW.matcher(line);
+      if (m.matches()) {
+        // Lambda classes are numbered per JVM: one name for all of a class's lambdas.
+        String type = m.group(3).replaceAll("\\$\\$Lambda\\$\\d+/0x\\p{XDigit}+", "\\$\\$Lambda");
+        long[] v = byClass.computeIfAbsent(type, k -> new long[2]);
+        v[0] += Long.parseLong(m.group(1));
+        v[1] += Long.parseLong(m.group(2));
+      }
+    }
+    return byClass;
+  }
+}
