@@ -13,7 +13,6 @@ import io.github.resilienthttp.internal.guard.BulkheadGate;
 import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
 import io.github.resilienthttp.internal.async.ResumeTokenSigner;
 import io.github.resilienthttp.internal.okhttp.AttemptSetupInterceptor;
-import io.github.resilienthttp.internal.okhttp.OriginGuard;
 import io.github.resilienthttp.internal.okhttp.NetworkAttemptTracker;
 import io.github.resilienthttp.internal.okhttp.RetryInterceptor;
 import io.github.resilienthttp.internal.okhttp.WireListener;
@@ -105,9 +104,9 @@ public final class ClientRuntime {
     // client rather than on each call's chain.
     OkHttpClient.Builder base = withWatchdogListener(wrapped.newBuilder());
     base.retryOnConnectionFailure(false);
+    // First of all (the tracker applies OriginGuard's rule before it counts): a follow-up hop to
+    // another origin is refused before anything sees or sends it.
     base.networkInterceptors().add(0, new NetworkAttemptTracker());
-    // First of all: a follow-up hop to another origin is refused before anything sees or sends it.
-    base.networkInterceptors().add(0, new OriginGuard());
     OkHttpClient sdkBase = base.build();
     OkHttpClient.Builder plain = sdkBase.newBuilder();
     plain.interceptors().add(0, new RetryInterceptor(this, wrapped.retryOnConnectionFailure()));
