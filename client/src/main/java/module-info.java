@@ -16,6 +16,9 @@ module io.github.resilienthttp {
   requires okio;
   requires kotlin.stdlib;
   requires org.slf4j;
+  // Optional (ConcurrencyLimitPolicy): Netflix's jar has no descriptor, so this is its automatic
+  // module name, derived from the file name; only internal.guard.NetflixLimiter reads it.
+  requires static concurrency.limits.core;
 
   exports io.github.resilienthttp;
 }

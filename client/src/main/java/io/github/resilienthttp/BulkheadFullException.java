@@ -35,6 +35,23 @@ public class BulkheadFullException extends ResilientHttpException {
   }
 
   /**
+   * Creates the exception of a subtype, with its own message and reason.
+   *
+   * @param message what went wrong, for people
+   * @param idempotencyKey the operation's idempotency key
+   * @param idempotencyKeySent whether the key was sent with the requests
+   * @param attempts how many attempts were started
+   * @param waited how long the attempt waited for a permit
+   * @param reason the machine-readable reason
+   * @param cause the last attempt's failure, may be {@code null}
+   */
+  protected BulkheadFullException(String message, String idempotencyKey,
+      boolean idempotencyKeySent, int attempts, Duration waited, String reason, Throwable cause) {
+    super(message, idempotencyKey, idempotencyKeySent, attempts, reason, cause);
+    this.waited = waited;
+  }
+
+  /**
    * How long the attempt waited for a permit.
    *
    * @return how long the attempt waited for a permit

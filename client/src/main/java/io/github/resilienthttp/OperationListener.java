@@ -115,6 +115,40 @@ public interface OperationListener {
   default void bulkheadRejected(OperationInfo operation, int attempt) {}
 
   /**
+   * The client's adaptive throttling ({@link AdaptiveThrottlingPolicy}) refused attempt
+   * {@code attempt} locally: it was not sent. Called once per refused attempt (a first attempt, a
+   * retry or a hedge), before the operation ends ({@link ThrottledException}); a refused hedge does
+   * not end the operation.
+   *
+   * @param operation the operation
+   * @param attempt the refused attempt's number, 1 for the first
+   */
+  default void throttled(OperationInfo operation, int attempt) {}
+
+  /**
+   * The target's adaptive concurrency limit ({@link ConcurrencyLimitPolicy}) refused attempt
+   * {@code attempt}: it was not sent. Called once per refused attempt, before the operation ends
+   * ({@link ConcurrencyLimitExceededException}); a refused hedge does not end the operation. Not
+   * reported as {@link #bulkheadRejected} as well.
+   *
+   * @param operation the operation
+   * @param attempt the refused attempt's number, 1 for the first
+   */
+  default void limited(OperationInfo operation, int attempt) {}
+
+  /**
+   * Attempt {@code attempt} waits {@code wait} before it is sent, because the target's last answer
+   * said its rate-limit quota is used up until then
+   * ({@link ResilientHttpClient.Builder#rateLimitPacing(boolean)}). Called before the wait; when
+   * the wait would pass the deadline the attempt is not made and this is not called.
+   *
+   * @param operation the operation
+   * @param attempt the paced attempt's number, 1 for the first
+   * @param wait how long it waits, more than zero
+   */
+  default void paced(OperationInfo operation, int attempt, Duration wait) {}
+
+  /**
    * The server answered attempt {@code attempt} with a replay of an earlier result for the same key
    * (its replay header, {@code Idempotent-Replayed: true} by default).
    *

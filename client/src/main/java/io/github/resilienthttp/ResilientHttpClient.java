@@ -54,7 +54,7 @@ public final class ResilientHttpClient {
         b.retryBudget != null ? b.retryBudget : RetryBudget.tokenBucket(),
         b.circuitBreakerRegistry, b.circuitBreaker, b.circuitBreakerDisabled, b.sharedBreakers,
         b.bulkheadConfig, b.bulkheadName, b.listeners, b.replayHeader, b.scheduler,
-        b.hedgingPolicy, signer), Operation::create, token -> token.signedWith(signer));
+        b.hedgingPolicy, signer, b.overload()), Operation::create, token -> token.signedWith(signer));
   }
 
   /**
@@ -336,6 +336,9 @@ public final class ResilientHttpClient {
     b.unsignedTokenOrigins = s.resumeTokenSigner().unsignedOrigins();
     b.bulkheadConfig = s.bulkheadConfig();
     b.bulkheadName = s.bulkheadName();
+    b.adaptiveThrottling = s.overload().throttling();
+    b.concurrencyLimit = s.overload().concurrencyLimit();
+    b.rateLimitPacing = s.overload().rateLimitPacing();
     b.listeners.addAll(s.listeners());
     return b;
   }
@@ -394,6 +397,20 @@ public final class ResilientHttpClient {
   public java.util.Optional<io.github.resilience4j.bulkhead.Bulkhead> bulkhead() {
     BulkheadGate gate = runtime.bulkheadGate();
     return gate == null ? java.util.Optional.empty() : java.util.Optional.of(gate.bulkhead());
+  }
+
+  /**
+   * The current adaptive concurrency limit of {@code target}'s {@code scheme://host:port}
+   * ({@link Builder#concurrencyLimit(ConcurrencyLimitPolicy)}), for dashboards and tests. Thread
+   * safe; the value may change at any moment.
+   *
+   * @param target any URL of the target
+   * @return the limit, or empty when the client has no adaptive limit or has not sent to the
+   *     target yet
+   */
+  public java.util.OptionalInt currentConcurrencyLimit(okhttp3.HttpUrl target) {
+    io.github.resilienthttp.internal.guard.TargetOverload o = runtime.overload();
+    return o == null ? java.util.OptionalInt.empty() : o.limit(Objects.requireNonNull(target, "target"));
   }
 
   /**
@@ -474,6 +491,9 @@ public final class ResilientHttpClient {
     private TargetCircuitBreakers sharedBreakers;
     private BulkheadConfig bulkheadConfig;
     private String bulkheadName = "resilient-http";
+    private AdaptiveThrottlingPolicy adaptiveThrottling;
+    private ConcurrencyLimitPolicy concurrencyLimit;
+    private boolean rateLimitPacing;
     private final List<OperationListener> listeners = new ArrayList<>();
     private HedgingPolicy hedgingPolicy;
     private String replayHeader = "Idempotent-Replayed";
@@ -615,6 +635,61 @@ public final class ResilientHttpClient {
     }
 
     /**
+     * Throttles attempts on the client side, per target, when the target has been refusing work
+     * ({@link AdaptiveThrottlingPolicy}: the rule of Google's SRE book, "Handling Overload"). A
+     * refused attempt is never sent; the operation ends with {@link ThrottledException}. Default
+     * off. The throttle's clock and draws are the client's {@link #timeSource} and {@link #random}.
+     *
+     * @param policy the throttling policy
+     * @return this builder
+     */
+    public Builder adaptiveThrottling(AdaptiveThrottlingPolicy policy) {
+      this.adaptiveThrottling = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * Limits concurrent attempts per target with a limit that adapts to the target's latency
+     * ({@link ConcurrencyLimitPolicy}: Netflix concurrency-limits' Vegas or gradient algorithm):
+     * an alternative to {@link #bulkhead(BulkheadConfig)}, which is fixed and per client. An attempt
+     * beyond the limit is not sent and does not wait; the operation ends with
+     * {@link ConcurrencyLimitExceededException}. Needs
+     * {@code com.netflix.concurrency-limits:concurrency-limits-core} on the class path. Default off.
+     *
+     * @param policy the limit's policy
+     * @return this builder
+     */
+    public Builder concurrencyLimit(ConcurrencyLimitPolicy policy) {
+      this.concurrencyLimit = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * Paces attempts by the server's rate-limit fields: when an answer says the quota is used up
+     * ({@code remaining} 0) until a reset {@code R} seconds away (the IETF httpapi
+     * {@code RateLimit} field, its earlier drafts' {@code RateLimit-Remaining}/{@code -Reset}, or
+     * {@code X-RateLimit-Remaining}/{@code -Reset}), the next attempts to that target (of this
+     * operation and of others) wait until the reset. The wait stays inside the deadline: an attempt
+     * that could not start before it is not made, and the operation ends as at its deadline (the
+     * last answer returned if there is one, else {@link DeadlineExceededException}). {@code
+     * execute()} waits on the caller's thread, {@code executeAsync()} on the client's scheduler
+     * (no thread held); a plain call on {@link ResilientHttpClient#okHttpClient()} waits where its
+     * retries wait, on the thread that runs the call. Default {@code false}.
+     *
+     * @param enabled whether to pace
+     * @return this builder
+     */
+    public Builder rateLimitPacing(boolean enabled) {
+      this.rateLimitPacing = enabled;
+      return this;
+    }
+
+    private io.github.resilienthttp.internal.guard.OverloadSettings overload() {
+      return new io.github.resilienthttp.internal.guard.OverloadSettings(adaptiveThrottling,
+          concurrencyLimit, rateLimitPacing);
+    }
+
+    /**
      * The scheduler on which {@link Operation#executeAsync()} waits between attempts (and for a
      * bulkhead permit). Tasks are short and never block. Default: one daemon thread per client,
      * created on first use and ended after 2 s without waits.
@@ -726,9 +801,16 @@ public final class ResilientHttpClient {
      * Builds the client.
      *
      * @return the client
-     * @throws IllegalArgumentException when the replay header name is empty
+     * @throws IllegalArgumentException when the replay header name is empty, or both a bulkhead and
+     *     a concurrency limit are set
+     * @throws IllegalStateException when a concurrency limit is set and Netflix's
+     *     concurrency-limits is not on the class path
      */
     public ResilientHttpClient build() {
+      if (bulkheadConfig != null && concurrencyLimit != null) {
+        throw new IllegalArgumentException("bulkhead(" + bulkheadConfig.getMaxConcurrentCalls()
+            + " calls) and concurrencyLimit(" + concurrencyLimit + ") are alternatives: set one");
+      }
       if (replayHeader.isEmpty() || !IdempotencyKeyPolicy.Builder.isToken(replayHeader)) {
         throw new IllegalArgumentException("replayHeader must be an HTTP token (RFC 9110 §5.6.2)"
             + " but was '" + replayHeader + "'");

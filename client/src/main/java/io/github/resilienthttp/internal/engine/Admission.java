@@ -1,67 +1,154 @@
 package io.github.resilienthttp.internal.engine;
 
+import static io.github.resilienthttp.internal.util.Floors.MIN_ATTEMPT_NANOS;
+
+import io.github.resilienthttp.ConcurrencyLimitExceededException;
 import io.github.resilienthttp.ResilientHttpException;
+import io.github.resilienthttp.ThrottledException;
+import io.github.resilienthttp.internal.guard.AdaptiveLimiter;
+import io.github.resilienthttp.internal.guard.AdaptiveThrottle;
 import io.github.resilienthttp.internal.guard.BulkheadGate;
+import io.github.resilienthttp.internal.guard.RatePacing;
+import io.github.resilienthttp.internal.guard.TargetOverload;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Response;
 
 /**
- * One attempt's wait for a bulkhead permit, the same for the three drivers: how long it may wait
- * (up to the deadline's floor), what a refusal is (the bulkhead's, or the deadline's when the wait
- * was cut by it, or the cancel's), and that a granted permit becomes the attempt's to release
- * ({@link AttemptPermits}). The blocking driver waits on its thread ({@link #awaitBlocking}); the
- * async and hedging drivers get a grant ({@link #begin}) and continue when it completes. Not API.
+ * One attempt's admission, the same for the three drivers, after {@link RetryLoop#beforeAttempt()}
+ * (deadline, breaker) and before {@link RetryLoop#startAttempt}, in this order:
+ *
+ * <ol>
+ *   <li>the target's rate-limit pause ({@link RatePacing}), when pacing is on: a wait, or the
+ *       deadline's failure at once when the pause outlasts the deadline;
+ *   <li>the bulkhead's permit: a wait up to the deadline's floor; a refusal is the bulkhead's, or
+ *       the deadline's when the wait was cut by it, or the cancel's;
+ *   <li>the target's adaptive concurrency limit ({@link AdaptiveLimiter}): a permit or a refusal,
+ *       never a wait;
+ *   <li>the target's adaptive throttle ({@link AdaptiveThrottle}): send or refuse.
+ * </ol>
+ *
+ * <p>The waits come first, so that no limit permit is held (nor its latency measured) while the
+ * attempt waits, and the throttle comes last, so that each request it counts is one that is sent.
+ * Every permit taken becomes the attempt's to release ({@link AttemptPermits}). The blocking driver
+ * waits on its thread ({@link #awaitBlocking}); the async and hedging drivers get a grant
+ * ({@link #begin}) and continue when it completes (no thread held: the pause is a task on the
+ * client's scheduler). Not API.
  */
 final class Admission {
   private final RetryLoop loop;
   private final BulkheadGate gate;
   private final long waitStart = System.nanoTime();
-  private final long allowedNanos;
+  private volatile long allowedNanos;
   private final CompletableFuture<Boolean> grant;
+  /** The pause's timer, while it runs. */
+  private volatile ScheduledFuture<?> pauseTimer;
+  /** The bulkhead's pending grant, once the pause (if any) is over. */
+  private volatile CompletableFuture<Boolean> bulkheadGrant;
+  /** A refusal decided before any wait (the pause outlasts the deadline). */
+  private IOException early;
 
-  private Admission(RetryLoop loop, BulkheadGate gate, long remainingNanos) {
+  private Admission(RetryLoop loop, BulkheadGate gate, long remainingNanos, long pauseNanos) {
     this.loop = loop;
     this.gate = gate;
-    this.allowedNanos = RetryLoop.bulkheadWaitNanos(remainingNanos);
-    this.grant = gate.acquireAsync(allowedNanos, loop.client.scheduler());
+    if (pauseNanos <= 0) {
+      this.grant = gate == null ? CompletableFuture.completedFuture(true)
+          : bulkhead(remainingNanos);
+      return;
+    }
+    if (pauseNanos > remainingNanos - MIN_ATTEMPT_NANOS) {
+      this.early = pauseBeyondDeadline(loop, pauseNanos);
+      this.grant = CompletableFuture.completedFuture(false);
+      return;
+    }
+    reportPause(loop, pauseNanos);
+    CompletableFuture<Boolean> paused = new CompletableFuture<>();
+    try {
+      pauseTimer = loop.client.scheduler().schedule(() -> paused.complete(true), pauseNanos,
+          TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      paused.completeExceptionally(e);
+    }
+    this.grant = gate == null ? paused : paused.thenCompose(
+        ok -> ok ? bulkhead(loop.op.remainingNanos()) : CompletableFuture.completedFuture(false));
+  }
+
+  private CompletableFuture<Boolean> bulkhead(long remainingNanos) {
+    allowedNanos = RetryLoop.bulkheadWaitNanos(remainingNanos);
+    CompletableFuture<Boolean> g = gate.acquireAsync(allowedNanos, loop.client.scheduler());
+    bulkheadGrant = g;
+    if (loop.op.isCanceled()) {
+      gate.giveUp(g);
+    }
+    return g;
   }
 
   /**
-   * Asks for a permit without holding a thread.
+   * Asks for admission without holding a thread.
    *
    * @param remainingNanos the time left before the deadline
-   * @return the pending admission, or {@code null} when the client has no bulkhead
+   * @return the pending admission, or {@code null} when the client has no bulkhead and no
+   *     overload option (the attempt is admitted)
    */
   static Admission begin(RetryLoop loop, long remainingNanos) {
     BulkheadGate gate = loop.client.bulkheadGate();
-    return gate == null ? null : new Admission(loop, gate, remainingNanos);
+    TargetOverload.Target t = loop.overloadTarget();
+    if (gate == null && t == null) {
+      return null;
+    }
+    return new Admission(loop, gate, remainingNanos, pauseNanos(t));
   }
 
   /**
-   * Waits for a permit on the calling thread (no-op without a bulkhead); a cancel wakes it.
+   * Admits the attempt on the calling thread: waits for the pause and the bulkhead (a cancel wakes
+   * either), then takes the limit's permit and asks the throttle.
    *
-   * @return the time left before the deadline after the wait
-   * @throws IOException the refusal, the cancel, or the interrupt (its flag set again)
+   * @return the time left before the deadline after the waits
+   * @throws IOException the refusal, the deadline, the cancel, or the interrupt (its flag set
+   *     again)
    */
   static long awaitBlocking(RetryLoop loop, long remainingNanos) throws IOException {
+    TargetOverload.Target t = loop.overloadTarget();
+    long pause = pauseNanos(t);
+    if (pause > 0) {
+      if (pause > remainingNanos - MIN_ATTEMPT_NANOS) {
+        throw pauseBeyondDeadline(loop, pause);
+      }
+      reportPause(loop, pause);
+      try {
+        loop.client.timeSource().sleep(Duration.ofNanos(pause), loop.op.cancelSignal());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw loop.interrupted();
+      }
+      loop.checkNotCanceled();
+      remainingNanos = loop.op.remainingNanos();
+    }
     BulkheadGate gate = loop.client.bulkheadGate();
-    if (gate == null) {
-      return remainingNanos;
+    if (gate != null) {
+      long waitStart = System.nanoTime();
+      long allowed = RetryLoop.bulkheadWaitNanos(remainingNanos);
+      boolean admitted;
+      try {
+        admitted = loop.permits().acquireBulkhead(allowed, loop.op::cancelSignal);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw loop.interrupted();
+      }
+      if (!admitted) {
+        throw loop.bulkheadRejected(System.nanoTime() - waitStart, gate.cutByDeadline(allowed));
+      }
+      loop.checkNotCanceled();
+      remainingNanos = loop.op.remainingNanos();
     }
-    long waitStart = System.nanoTime();
-    long allowed = RetryLoop.bulkheadWaitNanos(remainingNanos);
-    boolean admitted;
-    try {
-      admitted = loop.permits().acquireBulkhead(allowed, loop.op::cancelSignal);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw loop.interrupted();
-    }
-    if (!admitted) {
-      throw loop.bulkheadRejected(System.nanoTime() - waitStart, gate.cutByDeadline(allowed));
-    }
-    loop.checkNotCanceled();
-    return loop.op.remainingNanos();
+    limitAndThrottle(loop, t);
+    return remainingNanos;
   }
 
   boolean isDone() {
@@ -75,31 +162,159 @@ final class Admission {
 
   /** Gives the wait up (a cancel, the deadline): it completes as not granted. */
   void giveUp() {
-    gate.giveUp(grant);
+    ScheduledFuture<?> timer = pauseTimer;
+    if (timer != null && timer.cancel(false)) {
+      // The pause will never end by itself: not granted (with a bulkhead, grant is the composed
+      // stage, and the bulkhead is never asked).
+      grant.complete(false);
+    }
+    CompletableFuture<Boolean> g = bulkheadGrant;
+    if (g != null) {
+      gate.giveUp(g);
+    }
   }
 
   /**
-   * After the wait: whether a permit was granted; a granted one is the attempt's from now on.
+   * After the wait: whether the attempt is admitted; a granted bulkhead permit is the attempt's from
+   * now on, and the limit and the throttle are asked.
    *
-   * @throws IOException when the user's scheduler refused the wait's timeout
+   * @return whether the waits were granted ({@link #refusal()} says why not)
+   * @throws IOException when the user's scheduler refused a wait's timer, or the limit or the
+   *     throttle refused the attempt
    */
   boolean granted() throws IOException {
     boolean granted;
     try {
       granted = grant.join();
     } catch (RuntimeException e) { // CompletionException: the user's scheduler refused the timeout
-      throw new ResilientHttpException("the scheduler rejected the bulkhead wait's timeout",
+      throw new ResilientHttpException("the scheduler rejected the admission wait's timer",
           loop.op.key(), loop.op.spec().keySent(), loop.op.attempts(), "scheduler-rejected",
           e.getCause());
     }
-    if (granted) {
+    if (!granted) {
+      return false;
+    }
+    if (gate != null) {
       loop.permits().bulkheadGranted();
     }
-    return granted;
+    loop.checkNotCanceled();
+    limitAndThrottle(loop, loop.overloadTarget());
+    return true;
   }
 
   /** The failure of a wait that was not granted. */
   IOException refusal() {
+    if (loop.op.isCanceled()) {
+      return loop.canceledFailure();
+    }
+    if (early != null) {
+      return early;
+    }
     return loop.bulkheadRejected(System.nanoTime() - waitStart, gate.cutByDeadline(allowedNanos));
+  }
+
+  // ---- the overload steps ----
+
+  private static long pauseNanos(TargetOverload.Target t) {
+    RatePacing pacing = t == null ? null : t.pacing();
+    return pacing == null ? 0 : pacing.waitNanos();
+  }
+
+  private static IOException pauseBeyondDeadline(RetryLoop loop, long pauseNanos) {
+    return loop.deadlineExceeded("the target's rate-limit quota resets in "
+        + TimeUnit.NANOSECONDS.toMillis(pauseNanos) + " ms, after the deadline", loop.lastFailure());
+  }
+
+  private static void reportPause(RetryLoop loop, long pauseNanos) {
+    int next = loop.op.attempts() + 1;
+    Duration wait = Duration.ofNanos(pauseNanos);
+    loop.client.listeners().send("paced", l -> l.paced(loop.op.info(), next, wait));
+  }
+
+  /** The limit's permit, then the throttle's decision; a refusal is thrown, nothing sent. */
+  private static void limitAndThrottle(RetryLoop loop, TargetOverload.Target t) throws IOException {
+    if (t == null) {
+      return;
+    }
+    Execution op = loop.op;
+    int next = op.attempts() + 1;
+    AdaptiveLimiter limiter = t.limiter();
+    if (limiter != null && !loop.permits().tryAcquireLimit(limiter)) {
+      loop.client.listeners().send("limited", l -> l.limited(op.info(), next));
+      throw loop.rejectedBeforeSend(new ConcurrencyLimitExceededException(op.key(),
+          op.spec().keySent(), next - 1, t.name(), limiter.limit(), loop.lastFailure()));
+    }
+    AdaptiveThrottle throttle = t.throttle();
+    if (throttle != null && !throttle.tryAcquire()) {
+      loop.client.listeners().send("throttled", l -> l.throttled(op.info(), next));
+      throw loop.rejectedBeforeSend(new ThrottledException(op.key(), op.spec().keySent(), next - 1,
+          t.name(), throttle.rejectProbability(), loop.lastFailure()));
+    }
+  }
+
+  /**
+   * A hedge's limit permit and throttle decision, without waiting (a hedge never waits for a
+   * pause either: it is not sent while one lasts).
+   *
+   * @return {@code null} when the hedge may start, else why not
+   */
+  static String reserveHedge(RetryLoop loop, AttemptPermits hedge) {
+    TargetOverload.Target t = loop.overloadTarget();
+    if (t == null) {
+      return null;
+    }
+    int next = loop.op.attempts() + 1;
+    if (pauseNanos(t) > 0) {
+      return "rate-limit-pause";
+    }
+    AdaptiveLimiter limiter = t.limiter();
+    if (limiter != null && !hedge.tryAcquireLimit(limiter)) {
+      loop.client.listeners().send("limited", l -> l.limited(loop.op.info(), next));
+      return ConcurrencyLimitExceededException.REASON;
+    }
+    AdaptiveThrottle throttle = t.throttle();
+    if (throttle != null && !throttle.tryAcquire()) {
+      loop.client.listeners().send("throttled", l -> l.throttled(loop.op.info(), next));
+      return ThrottledException.REASON;
+    }
+    return null;
+  }
+
+  /**
+   * What an attempt's answer tells the overload state: an accept or not for the throttle, a
+   * sample, a drop or nothing for the limit, and a rate-limit pause. Called once per judged attempt
+   * that left the client.
+   */
+  static void recordAnswer(RetryLoop loop, AttemptPermits permits, Response response,
+      IOException failure) {
+    TargetOverload.Target t = loop.overloadTarget();
+    if (t == null) {
+      return;
+    }
+    boolean refused = response == null || response.code() == 429 || response.code() == 503;
+    if (!refused && t.throttle() != null) {
+      t.throttle().onAccepted();
+    }
+    if (!refused) {
+      permits.recordLoad(AttemptPermits.Load.SUCCESS);
+    } else if (response != null || failure instanceof InterruptedIOException
+        || failure instanceof ConnectException) {
+      permits.recordLoad(AttemptPermits.Load.DROPPED);
+    } else {
+      permits.recordLoad(AttemptPermits.Load.IGNORED);
+    }
+    if (response != null && t.pacing() != null) {
+      t.pacing().observe(response.headers());
+    }
+  }
+
+  /**
+   * The wait before a retry, at least until the target's rate-limit pause is over, so that the
+   * retry rules (deadline, {@code Retry-After}) judge the whole wait: a pause beyond the deadline
+   * returns the last answer as the deadline does.
+   */
+  static Duration pacedRetryDelay(RetryLoop loop, Duration delay) {
+    long pause = pauseNanos(loop.overloadTarget());
+    return pause > DurationMath.toNanos(delay) ? Duration.ofNanos(pause) : delay;
   }
 }

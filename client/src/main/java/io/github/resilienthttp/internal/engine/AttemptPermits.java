@@ -1,5 +1,6 @@
 package io.github.resilienthttp.internal.engine;
 
+import io.github.resilienthttp.internal.guard.AdaptiveLimiter;
 import io.github.resilienthttp.internal.guard.BulkheadGate;
 import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
 import java.util.concurrent.Future;
@@ -7,7 +8,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The permits one attempt holds: the circuit breaker's permission and the bulkhead's permit. The
+ * The permits one attempt holds: the circuit breaker's permission, the bulkhead's permit and the
+ * adaptive concurrency limit's permit ({@link AdaptiveLimiter}). The
  * only place that takes and gives them back: a permission is either recorded (the attempt's outcome
  * went to the breaker) or released unrecorded, a permit is released once, whatever path the attempt
  * took. {@link #releaseAll()} is idempotent, so drivers call it in {@code finally} on every path.
@@ -21,6 +23,8 @@ public final class AttemptPermits {
   private final BulkheadGate bulkhead;
   private boolean breakerHeld;
   private boolean bulkheadHeld;
+  /** The limit's permit while held; given back once, with what the answer said of the load. */
+  private AdaptiveLimiter.Permit limit;
   private long breakerStartNanos;
 
   public AttemptPermits(TargetCircuitBreakers.Target target, BulkheadGate bulkhead) {
@@ -85,6 +89,44 @@ public final class AttemptPermits {
     bulkheadHeld = true;
   }
 
+  /**
+   * Takes a permit under the target's adaptive limit, without waiting.
+   *
+   * @return false at the limit (nothing held)
+   */
+  boolean tryAcquireLimit(AdaptiveLimiter limiter) {
+    AdaptiveLimiter.Permit p = limiter.tryAcquire();
+    if (p == null) {
+      return false;
+    }
+    limit = p;
+    return true;
+  }
+
+  /** What an attempt's answer says of the target's load, for the adaptive limit. */
+  enum Load {
+    /** Answered: a latency sample. */
+    SUCCESS,
+    /** Refused for capacity (429, 503) or timed out: the limit backs off. */
+    DROPPED,
+    /** Nothing to learn (cancelled, another failure). */
+    IGNORED
+  }
+
+  /** Gives the limit's permit back with what the answer said (no-op without one). */
+  void recordLoad(Load load) {
+    AdaptiveLimiter.Permit p = limit;
+    if (p == null) {
+      return;
+    }
+    limit = null;
+    switch (load) {
+      case SUCCESS -> p.success();
+      case DROPPED -> p.dropped();
+      default -> p.ignored();
+    }
+  }
+
   /** The attempt is about to be sent: the breaker measures its duration from here. */
   void startClock() {
     if (breakerHeld) {
@@ -115,9 +157,11 @@ public final class AttemptPermits {
   /**
    * Gives back whatever is still held: an unrecorded breaker permission (cancelled, interrupted,
    * rejected by the bulkhead, or a bug in user code: a half-open breaker must never stay stuck) and
-   * the bulkhead permit. Idempotent.
+   * the bulkhead permit, and a limit permit whose answer was not recorded (as saying nothing of
+   * the load). Idempotent.
    */
   void releaseAll() {
+    recordLoad(Load.IGNORED);
     if (breakerHeld) {
       breakerHeld = false;
       target.breaker().releasePermission();

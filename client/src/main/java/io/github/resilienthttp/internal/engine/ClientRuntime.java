@@ -41,6 +41,7 @@ public final class ClientRuntime {
   private final RetryBudget retryBudget;
   private final TargetCircuitBreakers circuitBreakers;
   private final BulkheadGate bulkhead;
+  private final io.github.resilienthttp.internal.guard.TargetOverload overload;
   private final Listeners listeners;
   private final String replayHeader;
   private final DeadlineWatchdog deadlineWatchdog = new DeadlineWatchdog();
@@ -91,6 +92,8 @@ public final class ClientRuntime {
     this.circuitBreakers = breakersOf(settings);
     this.bulkhead = settings.bulkheadConfig() == null
         ? null : new BulkheadGate(settings.bulkheadName(), settings.bulkheadConfig());
+    this.overload = io.github.resilienthttp.internal.guard.TargetOverload.of(settings.overload(),
+        timeSource, random);
     this.listeners = new Listeners(settings.listeners());
     this.replayHeader = settings.replayHeader();
     this.userScheduler = settings.scheduler();
@@ -214,6 +217,11 @@ public final class ClientRuntime {
   /** The bulkhead gate, or {@code null} when there is no bulkhead. */
   public BulkheadGate bulkheadGate() {
     return bulkhead;
+  }
+
+  /** The adaptive overload state, or {@code null} when every overload option is off. */
+  public io.github.resilienthttp.internal.guard.TargetOverload overload() {
+    return overload;
   }
 
   public Listeners listeners() {

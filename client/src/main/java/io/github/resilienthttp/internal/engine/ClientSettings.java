@@ -40,6 +40,7 @@ import okhttp3.OkHttpClient;
  * @param scheduler the user's scheduler, or {@code null} for the SDK's
  * @param hedgingPolicy the hedging policy, or {@code null} for none
  * @param resumeTokenSigner the keys that sign and verify this client's resume tokens
+ * @param overload the adaptive overload options (throttling, concurrency limit, pacing)
  */
 public record ClientSettings(OkHttpClient wrapped, RetryPolicy retryPolicy,
     ResponseClassifier classifier, IdempotencyKeyPolicy idempotencyKeyPolicy, TimeSource timeSource,
@@ -47,7 +48,8 @@ public record ClientSettings(OkHttpClient wrapped, RetryPolicy retryPolicy,
     CircuitBreaker circuitBreaker, boolean circuitBreakerDisabled,
     TargetCircuitBreakers sharedBreakers, BulkheadConfig bulkheadConfig, String bulkheadName,
     List<OperationListener> listeners, String replayHeader, ScheduledExecutorService scheduler,
-    HedgingPolicy hedgingPolicy, io.github.resilienthttp.internal.async.ResumeTokenSigner resumeTokenSigner) {
+    HedgingPolicy hedgingPolicy, io.github.resilienthttp.internal.async.ResumeTokenSigner resumeTokenSigner,
+    io.github.resilienthttp.internal.guard.OverloadSettings overload) {
 
   /** Copies the listener list. */
   public ClientSettings {

@@ -54,6 +54,8 @@ public final class RetryLoop {
   private final Request request;
   private final boolean oneShot;
   private final TargetCircuitBreakers.Target target;
+  /** The target's adaptive overload state ({@link Admission}), or {@code null} when all are off. */
+  private final io.github.resilienthttp.internal.guard.TargetOverload.Target overload;
   private IOException lastFailure;
   private int lastStatus = -1;
   /**
@@ -89,6 +91,25 @@ public final class RetryLoop {
     this.oneShot = sentOnce(request, op.spec().retryPolicy());
     this.target = client.circuitBreakers() == null
         ? null : client.circuitBreakers().forUrl(request.url());
+    this.overload = client.overload() == null ? null : client.overload().forUrl(request.url());
+  }
+
+  /** The target's adaptive overload state, or {@code null} when every option is off. */
+  io.github.resilienthttp.internal.guard.TargetOverload.Target overloadTarget() {
+    return overload;
+  }
+
+  /** The last attempt's failure, or {@code null}: the cause of a refusal before the next one. */
+  IOException lastFailure() {
+    return lastFailure;
+  }
+
+  /**
+   * A refusal before sending (the adaptive limit, the throttle): as is, or, after an attempt whose
+   * outcome was unknown, {@link OutcomeUnknownException} with it attached.
+   */
+  IOException rejectedBeforeSend(ResilientHttpException rejection) {
+    return unknownIfAnyOutcomeUnknown(rejection);
   }
 
   /**
@@ -382,6 +403,13 @@ public final class RetryLoop {
       hedgeRefusal = "bulkhead-full";
       return null;
     }
+    String overloadRefusal = Admission.reserveHedge(this, p);
+    if (overloadRefusal != null) {
+      p.releaseAll();
+      client.retryBudget().refundRetry();
+      hedgeRefusal = overloadRefusal;
+      return null;
+    }
     return p;
   }
 
@@ -457,6 +485,7 @@ public final class RetryLoop {
         throw new IllegalStateException("backoff " + policy.backoff() + " returned " + delay
             + " for retry " + attempt + "; a backoff must return a duration >= 0");
       }
+      delay = Admission.pacedRetryDelay(this, delay);
       verdict = RetryRule.retry(decision, delay, policy.maxRetryAfter(), op.remainingNanos(),
           MIN_ATTEMPT_NANOS, target != null && isOpen(target.breaker()));
     }
@@ -556,6 +585,7 @@ public final class RetryLoop {
     if (response == null && current.failedInClientBeforeWire()) {
       return; // releasePermits() gives the permission back unrecorded
     }
+    Admission.recordAnswer(this, permits, response, failure);
     boolean healthy = decision.kind() == Decision.Kind.SUCCESS
         || (response != null && (decision.kind() == Decision.Kind.FAIL || response.code() < 500));
     permits.record(healthy, healthy ? null

@@ -1,11 +1,12 @@
 package io.github.resilienthttp.internal.guard;
 
+import io.github.resilienthttp.AdaptiveThrottlingPolicy;
 import io.github.resilienthttp.TimeSource;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.random.RandomGenerator;
 
 /**
- * The counts of {@link AdaptiveThrottling} for one target, and its decision. Not API.
+ * The counts of {@link AdaptiveThrottlingPolicy} for one target, and its decision. Not API.
  *
  * <p>The window is a ring of {@value #SLICES} slices; each slice holds its start (in slice numbers
  * since the clock's origin), its requests and its accepts, in one {@link AtomicLongArray}. A slice
@@ -26,10 +27,17 @@ public final class AdaptiveThrottle {
   private final RandomGenerator random;
   private final AtomicLongArray slices = new AtomicLongArray(SLICES * 3);
 
-  public AdaptiveThrottle(AdaptiveThrottling config, RandomGenerator random) {
+  /**
+   * Counts for one target.
+   *
+   * @param config K and the window
+   * @param time the window's clock
+   * @param random the draws of the decision
+   */
+  public AdaptiveThrottle(AdaptiveThrottlingPolicy config, TimeSource time, RandomGenerator random) {
     this.k = config.k();
     this.sliceNanos = Math.max(1, config.window().toNanos() / SLICES);
-    this.time = config.timeSource();
+    this.time = time;
     this.random = random;
     long now = sliceNumber();
     for (int i = 0; i < SLICES; i++) {
@@ -49,7 +57,7 @@ public final class AdaptiveThrottle {
     return p <= 0 || random.nextDouble() >= p;
   }
 
-  /** Counts an answer by which the backend accepted the work (see {@link AdaptiveThrottling}). */
+  /** Counts an answer by which the backend accepted the work (see {@link AdaptiveThrottlingPolicy}). */
   public void onAccepted() {
     add(sliceNumber(), ACCEPTS);
   }

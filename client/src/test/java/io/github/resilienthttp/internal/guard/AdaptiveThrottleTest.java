@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import io.github.resilienthttp.AdaptiveThrottlingPolicy;
 import io.github.resilienthttp.TimeSource;
 import java.time.Duration;
 import java.time.Instant;
@@ -51,7 +52,7 @@ class AdaptiveThrottleTest {
   private final FakeTime time = new FakeTime();
 
   private AdaptiveThrottle throttle(double k, RandomGenerator random) {
-    return new AdaptiveThrottle(AdaptiveThrottling.builder().k(k).timeSource(time).build(), random);
+    return new AdaptiveThrottle(AdaptiveThrottlingPolicy.builder().k(k).build(), time, random);
   }
 
   @Test
@@ -140,15 +141,15 @@ class AdaptiveThrottleTest {
 
   @Test
   void invalidSettingsFailAtBuildNamingTheFieldAndValue() {
-    assertThatThrownBy(() -> AdaptiveThrottling.builder().k(1.0).build())
+    assertThatThrownBy(() -> AdaptiveThrottlingPolicy.builder().k(1.0).build())
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("k").hasMessageContaining("1.0");
-    assertThatThrownBy(() -> AdaptiveThrottling.builder().k(Double.NaN).build())
+    assertThatThrownBy(() -> AdaptiveThrottlingPolicy.builder().k(Double.NaN).build())
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("NaN");
-    assertThatThrownBy(() -> AdaptiveThrottling.builder().window(Duration.ofMillis(10)).build())
+    assertThatThrownBy(() -> AdaptiveThrottlingPolicy.builder().window(Duration.ofMillis(10)).build())
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("window").hasMessageContaining("PT0.01S");
-    assertThatThrownBy(() -> AdaptiveThrottling.builder().window(null).build())
+    assertThatThrownBy(() -> AdaptiveThrottlingPolicy.builder().window(null).build())
         .isInstanceOf(NullPointerException.class).hasMessageContaining("window");
-    assertThat(AdaptiveThrottling.defaults().k()).isEqualTo(2.0);
-    assertThat(AdaptiveThrottling.defaults().window()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(AdaptiveThrottlingPolicy.defaults().k()).isEqualTo(2.0);
+    assertThat(AdaptiveThrottlingPolicy.defaults().window()).isEqualTo(Duration.ofMinutes(2));
   }
 }
