@@ -433,19 +433,26 @@ public final class OverloadBenchmark {
     }
     System.out.println();
     System.out.println("| config | ops (overload) | ok % (overload) | p99 ms of successes (overload)"
-        + " | baseline p99 ms | healthy bound ms | server requests | server 503s | max queue"
+        + " | ok % baseline | baseline p99 ms | healthy bound ms | server requests | server 503s | max queue"
         + " | without key | served twice | failures (overload) |");
-    System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
     for (Result r : results) {
       List<Op> overload = phase(r, Phase.OVERLOAD);
+      List<Op> base = phase(r, Phase.BASELINE);
       long[] baseline = sortedLatency(phase(r, Phase.BASELINE).stream().filter(o -> !o.dropped()).toList());
       long[] okLatency = sortedLatency(overload.stream().filter(Op::success).toList());
       long twice = Arrays.stream(r.served()).filter(v -> v > 1).count();
-      System.out.printf(Locale.ROOT, "| %s | %d | %.1f | %.1f | %.1f | %.1f | %d | %d | %d | %d | %d | %s |%n",
+      System.out.printf(Locale.ROOT, "| %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %d | %d | %d | %d | %d | %s |%n",
           r.config().name(), overload.size(), 100.0 * count(overload, Op::success) / overload.size(),
-          ms(FaultComparison.percentile(okLatency, 0.99)), ms(FaultComparison.percentile(baseline, 0.99)),
+          ms(FaultComparison.percentile(okLatency, 0.99)), 100.0 * count(base, Op::success) / base.size(), ms(FaultComparison.percentile(baseline, 0.99)),
           healthyBoundNanos(r) / 1e6, r.serverRequests(), r.serverRejected(), r.maxQueued(), r.withoutKey(),
           twice, failures(overload));
+    }
+    System.out.println();
+    System.out.println("failures in the baseline and recovery phases:");
+    for (Result r : results) {
+      System.out.printf(Locale.ROOT, "%-48s baseline: %s; recovery: %s%n", r.config().name(),
+          failures(phase(r, Phase.BASELINE)), failures(phase(r, Phase.RECOVERY)));
     }
     System.out.println();
     System.out.println("successful operations per second of completion (baseline | overload | recovery):");

@@ -1,21 +1,23 @@
 package io.github.resilienthttp.bench;
 
+import io.github.resilienthttp.AdaptiveThrottlingPolicy;
+import io.github.resilienthttp.ConcurrencyLimitPolicy;
+import io.github.resilienthttp.ResilientHttpClient;
 import okhttp3.OkHttpClient;
 
-/**
- * The SDK configs (b) and (c) of {@link OverloadBenchmark}, apart so that the program builds before
- * the overload features are merged: until then they report "pending".
- */
+/** The SDK configs (b) and (c) of {@link OverloadBenchmark}: the defaults plus one overload control. */
 final class OverloadSdkConfigs {
   private OverloadSdkConfigs() {}
 
   /** (b) the SDK's defaults plus {@code adaptiveThrottling(AdaptiveThrottlingPolicy.defaults())}. */
   static OverloadBenchmark.Caller throttled(OkHttpClient okHttp) {
-    throw new UnsupportedOperationException("needs adaptiveThrottling (branch h28b)");
+    return OverloadBenchmark.sdk(ResilientHttpClient.wrap(okHttp)
+        .adaptiveThrottling(AdaptiveThrottlingPolicy.defaults()).build());
   }
 
   /** (c) the SDK's defaults plus {@code concurrencyLimit(ConcurrencyLimitPolicy.gradient())}. */
   static OverloadBenchmark.Caller limited(OkHttpClient okHttp) {
-    throw new UnsupportedOperationException("needs concurrencyLimit (branch h28b)");
+    return OverloadBenchmark.sdk(ResilientHttpClient.wrap(okHttp)
+        .concurrencyLimit(ConcurrencyLimitPolicy.gradient()).build());
   }
 }
