@@ -59,10 +59,12 @@ import okhttp3.Response;
  *
  * <p>Keys (defaults in brackets; {@code short} changes the defaults to {@code capacity=100
  * warmup=1 baseline=2 overload=5 recovery=3}): {@code capacity} [200] requests/s, {@code workers}
- * [4], {@code queue} [capacity / 4], {@code threads} [64], {@code warmup} [2] s (at
+ * [4], {@code queue} [capacity / 10], {@code threads} [64], {@code warmup} [2] s (at
  * {@code recoveryFactor × C}, not counted), {@code baseline} [3] s, {@code overload} [20]
  * s, {@code recovery} [10] s, {@code overloadFactor} [3], {@code recoveryFactor} [0.5],
- * {@code lag} [1000] ms, {@code configs} [a,b,c,d,e-failsafe,e-r4j].
+ * {@code lag} [1000] ms, {@code configs} [a,b,c,d,e-failsafe,e-r4j,b-nobreaker,c-nobreaker] (the
+ * last two are diagnostics: (b) and (c) without the SDK's default breaker, to show the overload
+ * control on its own).
  */
 public final class OverloadBenchmark {
   private static final long SEED = 20_261_202L;
@@ -106,7 +108,7 @@ public final class OverloadBenchmark {
       int capacity = Integer.parseInt(kv.getOrDefault("capacity", quick ? "100" : "200"));
       Settings s = new Settings(capacity,
           Integer.parseInt(kv.getOrDefault("workers", "4")),
-          Integer.parseInt(kv.getOrDefault("queue", String.valueOf(capacity / 4))),
+          Integer.parseInt(kv.getOrDefault("queue", String.valueOf(capacity / 10))),
           Integer.parseInt(kv.getOrDefault("threads", "64")),
           Double.parseDouble(kv.getOrDefault("warmup", quick ? "1" : "2")),
           Double.parseDouble(kv.getOrDefault("baseline", quick ? "2" : "3")),
@@ -115,7 +117,8 @@ public final class OverloadBenchmark {
           Double.parseDouble(kv.getOrDefault("overloadFactor", "3")),
           Double.parseDouble(kv.getOrDefault("recoveryFactor", "0.5")),
           Long.parseLong(kv.getOrDefault("lag", "1000")),
-          List.of(kv.getOrDefault("configs", "a,b,c,d,e-failsafe,e-r4j").split(",")));
+          List.of(kv.getOrDefault("configs",
+              "a,b,c,d,e-failsafe,e-r4j,b-nobreaker,c-nobreaker").split(",")));
       kv.keySet().removeAll(List.of("capacity", "workers", "queue", "threads", "warmup", "baseline",
           "overload",
           "recovery", "overloadFactor", "recoveryFactor", "lag", "configs"));
@@ -169,6 +172,8 @@ public final class OverloadBenchmark {
         new Config("a", "(a) SDK defaults", ok -> sdk(ResilientHttpClient.wrap(ok).build())),
         new Config("b", "(b) SDK + adaptiveThrottling(defaults())", OverloadSdkConfigs::throttled),
         new Config("c", "(c) SDK + concurrencyLimit(gradient())", OverloadSdkConfigs::limited),
+        new Config("b-nobreaker", "(diagnostic) (b) + noCircuitBreaker()", OverloadSdkConfigs::throttledNoBreaker),
+        new Config("c-nobreaker", "(diagnostic) (c) + noCircuitBreaker()", OverloadSdkConfigs::limitedNoBreaker),
         new Config("d", "(d) plain retry loop, 3 attempts, no budget", OverloadBenchmark::plainLoop),
         new Config("e-failsafe", "(e) Failsafe retry + breaker + bulkhead", OverloadBenchmark::failsafe),
         new Config("e-r4j", "(e) resilience4j retry + breaker + bulkhead",
@@ -451,13 +456,13 @@ public final class OverloadBenchmark {
     System.out.println();
     System.out.println("failures in the baseline and recovery phases:");
     for (Result r : results) {
-      System.out.printf(Locale.ROOT, "%-48s baseline: %s; recovery: %s%n", r.config().name(),
+      System.out.printf(Locale.ROOT, "%-44s baseline: %s; recovery: %s%n", r.config().name(),
           failures(phase(r, Phase.BASELINE)), failures(phase(r, Phase.RECOVERY)));
     }
     System.out.println();
     System.out.println("successful operations per second of completion (baseline | overload | recovery):");
     for (Result r : results) {
-      System.out.printf(Locale.ROOT, "%-48s %s%n", r.config().name(), timeline(s, r));
+      System.out.printf(Locale.ROOT, "%-44s %s%n", r.config().name(), timeline(s, r));
     }
     System.out.println();
   }

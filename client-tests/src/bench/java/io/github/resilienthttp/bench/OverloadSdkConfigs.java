@@ -20,4 +20,16 @@ final class OverloadSdkConfigs {
     return OverloadBenchmark.sdk(ResilientHttpClient.wrap(okHttp)
         .concurrencyLimit(ConcurrencyLimitPolicy.gradient()).build());
   }
+
+  /** Diagnostic: (b) without the SDK's default circuit breaker, the throttle on its own. */
+  static OverloadBenchmark.Caller throttledNoBreaker(OkHttpClient okHttp) {
+    return OverloadBenchmark.sdk(ResilientHttpClient.wrap(okHttp).noCircuitBreaker()
+        .adaptiveThrottling(AdaptiveThrottlingPolicy.defaults()).build());
+  }
+
+  /** Diagnostic: (c) without the SDK's default circuit breaker, the limit on its own. */
+  static OverloadBenchmark.Caller limitedNoBreaker(OkHttpClient okHttp) {
+    return OverloadBenchmark.sdk(ResilientHttpClient.wrap(okHttp).noCircuitBreaker()
+        .concurrencyLimit(ConcurrencyLimitPolicy.gradient()).build());
+  }
 }
