@@ -32,6 +32,7 @@ import okhttp3.HttpUrl;
  * ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).addListener(metrics).build();
  * metrics.bindTo(client);                          // budget gauge
  * metrics.bindCircuitBreaker(client, targetUrl);   // breaker state gauge for one target
+ * metrics.bindConcurrencyLimit(client, targetUrl); // adaptive limit gauge for one target
  * }</pre>
  *
  * <table>
@@ -51,6 +52,12 @@ import okhttp3.HttpUrl;
  * <tr><td>{@code resilient.http.replays}, {@code resilient.http.in_progress},
  *     {@code resilient.http.retry_budget.refusals}, {@code resilient.http.circuit_breaker.rejections},
  *     {@code resilient.http.bulkhead.rejections} [server.address]</td><td>counters</td><td></td></tr>
+ * <tr><td>{@code resilient.http.throttled}, {@code resilient.http.limited},
+ *     {@code resilient.http.paced} [server.address]</td><td>counters</td><td>attempts refused
+ *     locally by adaptive throttling, refused by the adaptive concurrency limit (both never sent),
+ *     and attempts that waited for a rate-limit reset</td></tr>
+ * <tr><td>{@code resilient.http.concurrency_limit} [server.address]</td><td>gauge</td><td>the
+ *     target's current adaptive concurrency limit ({@link #bindConcurrencyLimit})</td></tr>
  * <tr><td>{@code resilient.http.async.accepted}, {@code resilient.http.parked}
  *     [server.address]</td><td>counters</td><td>202-accepted operations; operations parked in an
  *     outbox without a definite outcome</td></tr>
@@ -136,6 +143,26 @@ public final class MicrometerOperationMetrics implements OperationListener {
     return this;
   }
 
+  /**
+   * Registers the gauge {@code resilient.http.concurrency_limit} [server.address]: the current
+   * adaptive concurrency limit of {@code target}'s {@code scheme://host:port}
+   * ({@link ResilientHttpClient#currentConcurrencyLimit}); {@code NaN} until the client has sent
+   * to the target, or when it has no adaptive limit.
+   *
+   * @param client the client
+   * @param target any URL of the target
+   * @return this
+   */
+  public MicrometerOperationMetrics bindConcurrencyLimit(ResilientHttpClient client,
+      HttpUrl target) {
+    Objects.requireNonNull(target, "target");
+    Gauge.builder("resilient.http.concurrency_limit", client,
+            c -> c.currentConcurrencyLimit(target).stream().mapToDouble(i -> i).findFirst()
+                .orElse(Double.NaN))
+        .tag("server.address", target.host()).register(registry);
+    return this;
+  }
+
   static double state(CircuitBreaker cb) {
     switch (cb.getState()) {
       case CLOSED:
@@ -176,6 +203,21 @@ public final class MicrometerOperationMetrics implements OperationListener {
   @Override
   public void bulkheadRejected(OperationInfo op, int attempt) {
     count("resilient.http.bulkhead.rejections", op);
+  }
+
+  @Override
+  public void throttled(OperationInfo op, int attempt) {
+    count("resilient.http.throttled", op);
+  }
+
+  @Override
+  public void limited(OperationInfo op, int attempt) {
+    count("resilient.http.limited", op);
+  }
+
+  @Override
+  public void paced(OperationInfo op, int attempt, Duration wait) {
+    count("resilient.http.paced", op);
   }
 
   @Override

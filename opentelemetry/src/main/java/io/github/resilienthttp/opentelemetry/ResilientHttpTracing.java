@@ -27,7 +27,10 @@ import okhttp3.Interceptor;
  *       context current when the operation started, with events {@code resilient_http.retry_scheduled}
  *       (the wait before a retry: {@code resilient_http.retry.delay_ms}), and the rejections
  *       ({@code resilient_http.retry_budget_refused}, {@code resilient_http.circuit_breaker_rejected},
- *       {@code resilient_http.bulkhead_rejected}) and server answers
+ *       {@code resilient_http.bulkhead_rejected}, and the adaptive overload control's
+ *       {@code resilient_http.throttled} and {@code resilient_http.limited}, each with
+ *       {@code resilient_http.attempt}), the wait for a rate-limit reset
+ *       ({@code resilient_http.paced}, with {@code resilient_http.paced.wait_ms}) and server answers
  *       ({@code resilient_http.replay_detected}, {@code resilient_http.in_progress});
  *   <li>under it, one {@code CLIENT} span per attempt following the OpenTelemetry HTTP client
  *       semantic conventions ({@code http.request.method}, {@code server.address},

@@ -36,6 +36,7 @@ final class TraceAttributes {
   static final AttributeKey<Long> RETRY_DELAY_MS = AttributeKey.longKey("resilient_http.retry.delay_ms");
   static final AttributeKey<Boolean> FROM_RETRY_AFTER =
       AttributeKey.booleanKey("resilient_http.retry.from_retry_after");
+  static final AttributeKey<Long> PACED_WAIT_MS = AttributeKey.longKey("resilient_http.paced.wait_ms");
   static final AttributeKey<String> BREAKER = AttributeKey.stringKey("resilient_http.circuit_breaker");
 
   private TraceAttributes() {}

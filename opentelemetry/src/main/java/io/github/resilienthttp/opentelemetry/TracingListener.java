@@ -14,6 +14,7 @@ import static io.github.resilienthttp.opentelemetry.TraceAttributes.IDEMPOTENT;
 import static io.github.resilienthttp.opentelemetry.TraceAttributes.KEY_PREFIX;
 import static io.github.resilienthttp.opentelemetry.TraceAttributes.KEY_SENT;
 import static io.github.resilienthttp.opentelemetry.TraceAttributes.NEXT_ATTEMPT;
+import static io.github.resilienthttp.opentelemetry.TraceAttributes.PACED_WAIT_MS;
 import static io.github.resilienthttp.opentelemetry.TraceAttributes.OUTCOME;
 import static io.github.resilienthttp.opentelemetry.TraceAttributes.REASON;
 import static io.github.resilienthttp.opentelemetry.TraceAttributes.RETRY_DELAY_MS;
@@ -153,6 +154,22 @@ final class TracingListener implements OperationListener {
   @Override
   public void bulkheadRejected(OperationInfo operation, int attempt) {
     event(operation, "resilient_http.bulkhead_rejected", Attributes.of(ATTEMPT, (long) attempt));
+  }
+
+  @Override
+  public void throttled(OperationInfo operation, int attempt) {
+    event(operation, "resilient_http.throttled", Attributes.of(ATTEMPT, (long) attempt));
+  }
+
+  @Override
+  public void limited(OperationInfo operation, int attempt) {
+    event(operation, "resilient_http.limited", Attributes.of(ATTEMPT, (long) attempt));
+  }
+
+  @Override
+  public void paced(OperationInfo operation, int attempt, java.time.Duration wait) {
+    event(operation, "resilient_http.paced", Attributes.of(ATTEMPT, (long) attempt,
+        PACED_WAIT_MS, wait.toMillis()));
   }
 
   @Override
