@@ -157,10 +157,6 @@ final class FixedCapacityServer implements Closeable {
     return capacity;
   }
 
-  long serviceNanos() {
-    return serviceNanos;
-  }
-
   @Override
   public void close() throws IOException {
     server.close();
