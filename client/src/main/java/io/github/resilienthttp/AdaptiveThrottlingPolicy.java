@@ -22,8 +22,8 @@ import java.util.Objects;
  * <p>An attempt counts as <em>accepted</em> when it got an answer other than {@code 429} or
  * {@code 503} (a 2xx, a 4xx, even a 500: the backend spent its capacity on it); an attempt that
  * got no answer (a connection that could not be made, a timeout, a reset) or a {@code 429}/{@code 503}
- * is a request without an accept. An attempt that never left the client (cancelled, failed in a
- * user interceptor before the wire) counts as neither.
+ * is a request without an accept (so is an attempt that was cancelled). Every attempt the throttle
+ * lets through or refuses counts as a request when it decides.
  *
  * <p>A refused attempt is never sent: the operation ends with {@link ThrottledException} (or, after
  * an earlier attempt whose outcome is unknown, {@link OutcomeUnknownException} with it attached as

@@ -233,6 +233,20 @@ class AdaptiveThrottlingTest {
   }
 
   @Test
+  void aPlainCallIsThrottledTooAndNeverSent() throws IOException {
+    ResilientHttpClient client = ResilientHttpClient.wrap(okHttp).noCircuitBreaker()
+        .retryPolicy(RetryPolicy.builder().maxAttempts(1).backoff(Backoff.none()).build())
+        .timeSource(time)
+        .random(() -> 0L) // every draw 0: any positive probability refuses
+        .adaptiveThrottling(AdaptiveThrottlingPolicy.defaults())
+        .build();
+    client.okHttpClient().newCall(get()).execute().close(); // a 503: p = 1/2 from now on
+    assertThatThrownBy(() -> client.okHttpClient().newCall(get()).execute())
+        .isInstanceOf(ThrottledException.class);
+    assertThat(serverRequests.get()).isEqualTo(1);
+  }
+
+  @Test
   void theBuilderValidates() {
     assertThatThrownBy(() -> AdaptiveThrottlingPolicy.builder().k(1).build())
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("k must be");

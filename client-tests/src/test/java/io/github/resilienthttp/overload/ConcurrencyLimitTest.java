@@ -181,8 +181,10 @@ class ConcurrencyLimitTest {
     }
   }
 
-  @Test
-  void aListenerThatThrowsWhenTheThrottleRefusesLeavesNoLimitPermitBehind() throws IOException {
+  @ParameterizedTest(name = "async={0}")
+  @ValueSource(booleans = {false, true})
+  void aListenerThatThrowsWhenTheThrottleRefusesLeavesNoLimitPermitBehind(boolean async)
+      throws IOException {
     java.util.concurrent.atomic.AtomicLong draw = new java.util.concurrent.atomic.AtomicLong();
     ResilientHttpClient client = ResilientHttpClient.wrap(okHttp)
         .noCircuitBreaker()
@@ -205,8 +207,9 @@ class ConcurrencyLimitTest {
       }
     });
     client.operation(get("/a")).execute().close(); // 1 request, no accept
-    assertThatThrownBy(() -> client.operation(get("/a")).execute())
-        .isInstanceOf(io.github.resilienthttp.ThrottledException.class);
+    Throwable refused = async ? catchCompletion(client.operation(get("/a")).executeAsync())
+        : catchBlocking(() -> client.operation(get("/a")).execute());
+    assertThat(refused).isInstanceOf(io.github.resilienthttp.ThrottledException.class);
     assertThat(serverRequests.get()).isEqualTo(1);
     draw.set(-1L); // nextDouble() just under 1
     // The refused attempt held the only limit permit when the throttle refused it: it is back.

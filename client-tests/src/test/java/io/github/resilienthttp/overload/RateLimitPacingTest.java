@@ -195,4 +195,43 @@ class RateLimitPacingTest {
     assertThat(server.getRequestCount()).isEqualTo(2);
     assertThat(completedOn.get()).doesNotContain("resilient-http-scheduler");
   }
+
+  @Test
+  void cancellingAnAsyncOperationThatWaitsForTheResetEndsItAtOnceUnsent() throws Exception {
+    java.util.concurrent.atomic.AtomicReference<io.github.resilienthttp.OperationResult> ended =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    ResilientHttpClient client = client(Duration.ofSeconds(30), true).newBuilder()
+        .addListener(new OperationListener() {
+          @Override
+          public void operationEnded(OperationInfo operation,
+              io.github.resilienthttp.OperationResult result) {
+            ended.set(result);
+          }
+        }).build();
+    server.enqueue(ok("RateLimit", "\"default\";r=0;t=20"));
+    client.operation(get()).execute().close();
+    ended.set(null);
+
+    CompletableFuture<Response> waiting = client.operation(get()).executeAsync();
+    assertThat(waiting).isNotDone();
+    assertThat(waiting.cancel(true)).isTrue();
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+        .until(() -> ended.get() != null);
+    assertThat(ended.get().outcome()).isEqualTo(
+        io.github.resilienthttp.OperationResult.Outcome.CANCELED);
+    assertThat(ended.get().attempts()).isZero();
+    assertThat(server.getRequestCount()).as("never sent").isEqualTo(1);
+  }
+
+  @Test
+  void aPlainCallIsPacedToo() throws IOException {
+    ResilientHttpClient client = client(Duration.ofSeconds(30), true);
+    server.enqueue(ok("RateLimit", "\"default\";r=0;t=7"));
+    server.enqueue(ok());
+    client.okHttpClient().newCall(get()).execute().close();
+    try (Response r = client.okHttpClient().newCall(get()).execute()) {
+      assertThat(r.code()).isEqualTo(200);
+    }
+    assertThat(time.sleeps()).containsExactly(Duration.ofSeconds(7));
+  }
 }

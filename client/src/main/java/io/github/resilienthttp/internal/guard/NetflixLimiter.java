@@ -14,12 +14,11 @@ import java.util.function.LongSupplier;
  * {@link AdaptiveLimiter} over Netflix concurrency-limits' {@code SimpleLimiter} (non-blocking: at
  * the limit, {@code acquire} answers empty) with a {@code VegasLimit} or a {@code Gradient2Limit}.
  * The only class that names Netflix's types: the dependency is optional, so nothing else may load
- * them. Vegas has no floor of its own: {@link Floored} keeps its limit at the policy's minimum.
+ * them (nor this class: loading it needs them; {@link TargetOverload#netflixAvailable()} checks
+ * first). Vegas has no floor of its own: {@link Floored} keeps its limit at the policy's minimum.
  * Thread-safe (Netflix's limiter is). Not API.
  */
 final class NetflixLimiter implements AdaptiveLimiter {
-  static final String ARTIFACT = "com.netflix.concurrency-limits:concurrency-limits-core";
-
   private final SimpleLimiter<Void> limiter;
 
   NetflixLimiter(ConcurrencyLimitPolicy policy, LongSupplier nanoClock) {
@@ -35,21 +34,6 @@ final class NetflixLimiter implements AdaptiveLimiter {
           .build();
     };
     this.limiter = SimpleLimiter.newBuilder().limit(limit).nanoClock(nanoClock).build();
-  }
-
-  /**
-   * Whether Netflix's classes can be loaded.
-   *
-   * @return whether the optional dependency is there
-   */
-  static boolean available() {
-    try {
-      Class.forName("com.netflix.concurrency.limits.limiter.SimpleLimiter", false,
-          NetflixLimiter.class.getClassLoader());
-      return true;
-    } catch (ClassNotFoundException | LinkageError e) {
-      return false;
-    }
   }
 
   @Override

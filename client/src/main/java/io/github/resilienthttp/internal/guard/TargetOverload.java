@@ -15,6 +15,8 @@ import okhttp3.HttpUrl;
  */
 public final class TargetOverload {
   static final int MAX_TARGETS = 1024;
+  /** The optional dependency of {@link NetflixLimiter}. */
+  static final String NETFLIX_ARTIFACT = "com.netflix.concurrency-limits:concurrency-limits-core";
 
   private final OverloadSettings settings;
   private final TimeSource time;
@@ -42,12 +44,28 @@ public final class TargetOverload {
     if (settings == null || !settings.any()) {
       return null;
     }
-    if (settings.concurrencyLimit() != null && !NetflixLimiter.available()) {
+    if (settings.concurrencyLimit() != null && !netflixAvailable()) {
       throw new IllegalStateException("concurrencyLimit(" + settings.concurrencyLimit()
-          + ") needs " + NetflixLimiter.ARTIFACT + " (0.5.3) on the class path; add it to the"
+          + ") needs " + NETFLIX_ARTIFACT + " (0.5.3) on the class path; add it to the"
           + " application's dependencies");
     }
     return new TargetOverload(settings, time, random);
+  }
+
+  /**
+   * Whether Netflix's classes can be loaded. Asked here, not in {@link NetflixLimiter}: loading that
+   * class already needs them.
+   *
+   * @return whether the optional dependency is there
+   */
+  static boolean netflixAvailable() {
+    try {
+      Class.forName("com.netflix.concurrency.limits.limiter.SimpleLimiter", false,
+          TargetOverload.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
   }
 
   /** One target's state. */
