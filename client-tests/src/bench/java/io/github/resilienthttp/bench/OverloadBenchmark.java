@@ -19,7 +19,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -552,18 +551,7 @@ public final class OverloadBenchmark {
   }
 
   private static String failures(List<Op> ops) {
-    Map<String, Integer> byKind = new TreeMap<>();
-    for (Op o : ops) {
-      if (o.failure() != null) {
-        byKind.merge(o.failure(), 1, Integer::sum);
-      }
-    }
-    if (byKind.isEmpty()) {
-      return "-";
-    }
-    StringBuilder sb = new StringBuilder();
-    byKind.forEach((k, v) -> sb.append(sb.length() == 0 ? "" : ", ").append(k).append(' ').append(v));
-    return sb.toString();
+    return FaultComparison.failures(ops, Op::failure);
   }
 
   static void parkUntil(long deadlineNanos) {
