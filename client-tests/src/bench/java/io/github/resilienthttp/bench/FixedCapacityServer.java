@@ -1,6 +1,7 @@
 package io.github.resilienthttp.bench;
 
 import java.io.Closeable;
+import io.github.resilienthttp.testkit.NoDelayServerSocketFactory;
 import java.io.IOException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -15,7 +16,8 @@ import mockwebserver3.RecordedRequest;
 import okhttp3.HttpUrl;
 
 /**
- * A backend of fixed capacity on the loopback interface (MockWebServer 3, HTTP/1.1): {@code workers}
+ * A backend of fixed capacity on the loopback interface (MockWebServer 3, HTTP/1.1, accepted
+ * connections with {@code TCP_NODELAY}): {@code workers}
  * requests are served at a time, each one holding its worker for {@code workers / capacity} seconds,
  * so the server completes at most {@code capacity} requests per second. A request that finds every
  * worker busy waits in a first-come-first-served queue of at most {@code queueLimit} requests (a fair
@@ -66,6 +68,9 @@ final class FixedCapacityServer implements Closeable {
     this.workerPermits = new Semaphore(workers, true);
     this.received = new AtomicIntegerArray(operations);
     this.served = new AtomicIntegerArray(operations);
+    // MockWebServer writes headers and body apart: without TCP_NODELAY the body would wait ~40 ms
+    // for the client's delayed ACK, on every answer.
+    server.setServerSocketFactory(new NoDelayServerSocketFactory());
     server.setDispatcher(new Dispatcher() {
       @Override
       public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
