@@ -509,10 +509,16 @@ public final class FaultComparison {
   }
 
   private static String failures(List<Op> ops) {
+    return failures(ops, Op::failure);
+  }
+
+  /** "kind count, ..." over the non-null failures, by kind in order; "-" when there are none. */
+  static <T> String failures(List<T> ops, java.util.function.Function<T, String> failure) {
     Map<String, Integer> byKind = new TreeMap<>();
-    for (Op o : ops) {
-      if (o.failure() != null) {
-        byKind.merge(o.failure(), 1, Integer::sum);
+    for (T o : ops) {
+      String f = failure.apply(o);
+      if (f != null) {
+        byKind.merge(f, 1, Integer::sum);
       }
     }
     if (byKind.isEmpty()) {

@@ -127,11 +127,21 @@ public abstract class SuccessPath {
             .maxConcurrentCalls(STACK_BULKHEAD).maxWaitDuration(Duration.ZERO).build())
         .build();
     failsafeStacks.clear();
-    r4jBreakers = CircuitBreakerRegistry.of(CircuitBreakerConfig.<Response>custom()
+    r4jBreakers = resilience4jBreakers();
+    r4jBulkheads = resilience4jBulkheads();
+  }
+
+  /** resilience4j's per-target breakers of the like-for-like stack: IOException and 5xx are failures. */
+  static CircuitBreakerRegistry resilience4jBreakers() {
+    return CircuitBreakerRegistry.of(CircuitBreakerConfig.<Response>custom()
         .recordExceptions(IOException.class)
         .recordResult(r -> r instanceof Response && ((Response) r).code() >= 500)
         .build());
-    r4jBulkheads = BulkheadRegistry.of(BulkheadConfig.custom()
+  }
+
+  /** resilience4j's per-target bulkheads of the like-for-like stack: {@value #STACK_BULKHEAD} calls, no wait. */
+  static BulkheadRegistry resilience4jBulkheads() {
+    return BulkheadRegistry.of(BulkheadConfig.custom()
         .maxConcurrentCalls(STACK_BULKHEAD).maxWaitDuration(Duration.ZERO).build());
   }
 
