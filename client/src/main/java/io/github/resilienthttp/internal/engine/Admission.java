@@ -281,12 +281,15 @@ final class Admission {
    * What an attempt's answer tells the overload state: an accept or not for the throttle, a
    * sample, a drop or nothing for the limit, and a rate-limit pause. Called once per judged attempt
    * that left the client.
+   *
+   * @return whether the answer is a 503 that the target's adaptive throttle or limit takes as load
+   *     shed, so that the breaker does not also record it as a failure
    */
-  static void recordAnswer(RetryLoop loop, AttemptPermits permits, Response response,
+  static boolean recordAnswer(RetryLoop loop, AttemptPermits permits, Response response,
       IOException failure) {
     TargetOverload.Target t = loop.overloadTarget();
     if (t == null) {
-      return;
+      return false;
     }
     boolean refused = response == null || response.code() == 429 || response.code() == 503;
     if (!refused && t.throttle() != null) {
@@ -303,6 +306,12 @@ final class Admission {
     if (response != null && t.pacing() != null) {
       t.pacing().observe(response.headers());
     }
+    // A 503 is the server shedding load: with an adaptive control on the target, that control
+    // answers it (fewer requests sent, a lower limit). The breaker does not hear it too: opening
+    // it would refuse every request for its whole open period, far more than the load to shed
+    // (BENCHMARKS.md, "Overload": the breaker's cycles cut goodput to a quarter of capacity).
+    return response != null && response.code() == 503
+        && (t.throttle() != null || t.limiter() != null);
   }
 
   /**

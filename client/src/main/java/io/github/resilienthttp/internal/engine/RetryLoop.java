@@ -312,10 +312,11 @@ public final class RetryLoop extends Failures {
     if (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT) {
       anyMayHaveBeenProcessed = true;
     }
-    if (response != null || !current.failedInClientBeforeWire()) {
-      Admission.recordAnswer(this, permits, response, failure); // the adaptive limit and throttle
-    }
-    AttemptJudge.record(current, permits, decision, response, failure);
+    boolean shedLoad = (response != null || !current.failedInClientBeforeWire())
+        && Admission.recordAnswer(this, permits, response, failure); // adaptive limit, throttle
+    if (!shedLoad) {
+      AttemptJudge.record(current, permits, decision, response, failure);
+    } // else the breaker's permission is given back unrecorded (AttemptPermits.releaseAll)
     AttemptJudge.report(op, request, current, attemptStart, decision, response, failure);
     return decision;
   }
