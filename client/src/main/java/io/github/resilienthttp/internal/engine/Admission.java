@@ -201,11 +201,15 @@ final class Admission {
 
   /** The failure of a wait that was not granted. */
   IOException refusal() {
-    if (loop.op.isCanceled()) {
-      return loop.canceledFailure();
+    if (loop.op.isCanceled() || loop.client.lifecycle().isClosed()) {
+      return loop.canceledFailure(); // the close's failure when the client closed
     }
     if (early != null) {
       return early;
+    }
+    if (gate == null) {
+      // Only the rate-limit pause was waited for, and it was given up: by the deadline.
+      return loop.deadlineExceeded("deadline passed during a rate-limit pause", loop.lastFailure());
     }
     return loop.bulkheadRejected(System.nanoTime() - waitStart, gate.cutByDeadline(allowedNanos));
   }

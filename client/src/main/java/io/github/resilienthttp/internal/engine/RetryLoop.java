@@ -185,7 +185,8 @@ public final class RetryLoop extends Failures {
 
   /** Throws the cancel when the operation was cancelled (after a wait, before sending). */
   void checkNotCanceled() throws IOException {
-    if (op.isCanceled()) {
+    // A closed client starts no attempt either: after a wait, as before the first one.
+    if (op.isCanceled() || client.lifecycle().isClosed()) {
       throw canceled(lastFailure);
     }
   }

@@ -22,11 +22,17 @@ import okhttp3.Headers;
  * </ol>
  *
  * <p>Server input is untrusted: malformed, negative or absurd values are ignored (the field as a
- * whole when it cannot be read), never thrown; resets are capped at {@link #MAX_RESET}. Not API.
+ * whole when it cannot be read), never thrown. A reset beyond {@link #MAX_RESET} is absurd for pacing
+ * (an epoch in milliseconds read as seconds, a proxy's garbage) and ignored with its field, rather
+ * than pausing a target for longer: one bad answer must not stop a target for a day. An
+ * {@code X-RateLimit-Reset} above {@value #EPOCH_MILLIS_THRESHOLD} is a Unix time in milliseconds.
+ * Not API.
  */
 public final class RateLimitHeaders {
-  /** Resets beyond this are read as this: a day. */
-  public static final Duration MAX_RESET = Duration.ofDays(1);
+  /** Resets beyond this are ignored (with their field): an hour. */
+  public static final Duration MAX_RESET = Duration.ofHours(1);
+  /** An epoch reset above this is in milliseconds (2001-09-09 in milliseconds), not seconds. */
+  static final long EPOCH_MILLIS_THRESHOLD = 1_000_000_000_000L;
   /** A reset above this many seconds is a Unix time (2001-09-09), not a delay. */
   static final long EPOCH_SECONDS_THRESHOLD = 1_000_000_000L;
 
@@ -79,8 +85,9 @@ public final class RateLimitHeaders {
           t = value;
         }
       }
-      if (r != null) {
-        Quota q = new Quota(r, seconds(t == null ? 0 : t));
+      Duration reset = seconds(t == null ? 0 : t);
+      if (r != null && reset != null) {
+        Quota q = new Quota(r, reset);
         if (least == null || q.remaining() < least.remaining()) {
           least = q;
         }
@@ -98,15 +105,20 @@ public final class RateLimitHeaders {
     if (t == null) {
       return Optional.of(new Quota(r, Duration.ZERO));
     }
-    if (epochAllowed && t > EPOCH_SECONDS_THRESHOLD) {
-      long delay = t - now.getEpochSecond();
-      return Optional.of(new Quota(r, seconds(Math.max(0, delay))));
+    Duration delay;
+    if (epochAllowed && t > EPOCH_MILLIS_THRESHOLD) {
+      delay = seconds(Math.max(0, (t - now.toEpochMilli()) / 1000));
+    } else if (epochAllowed && t > EPOCH_SECONDS_THRESHOLD) {
+      delay = seconds(Math.max(0, t - now.getEpochSecond()));
+    } else {
+      delay = seconds(t);
     }
-    return Optional.of(new Quota(r, seconds(t)));
+    return delay == null ? Optional.empty() : Optional.of(new Quota(r, delay));
   }
 
+  /** {@code s} seconds, or {@code null} when beyond {@link #MAX_RESET} (ignored). */
   private static Duration seconds(long s) {
-    return s > MAX_RESET.toSeconds() ? MAX_RESET : Duration.ofSeconds(s);
+    return s > MAX_RESET.toSeconds() ? null : Duration.ofSeconds(s);
   }
 
   /** A non-negative decimal integer of at most 18 digits, or null. */

@@ -49,7 +49,7 @@ class RateLimitHeadersTest {
   }
 
   @Test
-  void garbageAndAbsurdValuesAreIgnoredOrCapped() {
+  void garbageAndAbsurdValuesAreIgnored() {
     assertThat(read()).isEmpty();
     assertThat(read("X-RateLimit-Remaining", "-1", "X-RateLimit-Reset", "5")).isEmpty();
     assertThat(read("X-RateLimit-Remaining", "lots")).isEmpty();
@@ -57,9 +57,25 @@ class RateLimitHeadersTest {
     assertThat(read("RateLimit", ";;;,,,=")).isEmpty();
     assertThat(read("X-RateLimit-Remaining", "1", "X-RateLimit-Reset", "soon"))
         .contains(new Quota(1, Duration.ZERO));
-    assertThat(read("RateLimit-Remaining", "0", "RateLimit-Reset", "999999999999"))
-        .contains(new Quota(0, RateLimitHeaders.MAX_RESET));
+    // Beyond an hour is absurd for pacing: ignored, so one bad answer cannot stop a target for a day.
+    assertThat(read("RateLimit-Remaining", "0", "RateLimit-Reset", "999999999999")).isEmpty();
+    assertThat(read("RateLimit-Remaining", "0", "RateLimit-Reset", "3601")).isEmpty();
+    assertThat(read("RateLimit-Remaining", "0", "RateLimit-Reset", "3600"))
+        .contains(new Quota(0, Duration.ofHours(1)));
+    assertThat(read("RateLimit", "\"d\";r=0;t=86401")).isEmpty();
+    assertThat(read("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "86401")).isEmpty();
+    assertThat(read("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "9999999999")).isEmpty();
     assertThat(read("X-RateLimit-Remaining", "99999999999999999999999")).isEmpty();
+  }
+
+  @Test
+  void anXRateLimitResetInEpochMillisecondsIsReadAsMilliseconds() {
+    long in30s = NOW.toEpochMilli() + 30_000;
+    assertThat(read("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", Long.toString(in30s)))
+        .contains(new Quota(0, Duration.ofSeconds(30)));
+    long inADay = NOW.toEpochMilli() + 86_400_000;
+    assertThat(read("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", Long.toString(inADay)))
+        .isEmpty();
   }
 
   @Property(tries = 2_000)
