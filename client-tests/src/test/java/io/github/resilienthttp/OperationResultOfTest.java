@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -28,7 +29,7 @@ class OperationResultOfTest {
   enum Api { EXECUTE, EXECUTE_ASYNC }
 
   record Row(String name, List<MockResponse> script, int status, OperationResult.Outcome outcome,
-      String reason, int attempts) {
+      String reason, int attempts, boolean mayHaveExecuted) {
     @Override
     public String toString() {
       return name;
@@ -45,17 +46,17 @@ class OperationResultOfTest {
     MockResponse unavailable = new MockResponse.Builder().code(503).build();
     List<Row> rows = List.of(
         new Row("success after a 503", List.of(unavailable, ok), 200,
-            OperationResult.Outcome.SUCCESS, "status-200", 2),
+            OperationResult.Outcome.SUCCESS, "status-200", 2, true),
         new Row("503 until the attempts ran out", List.of(unavailable, unavailable, unavailable),
-            503, OperationResult.Outcome.FAILED_RESPONSE, "attempts-exhausted", 3),
+            503, OperationResult.Outcome.FAILED_RESPONSE, "attempts-exhausted", 3, false),
         new Row("429 asking for longer than maxRetryAfter (60 s)",
             List.of(new MockResponse.Builder().code(429).setHeader("Retry-After", "120").build()),
-            429, OperationResult.Outcome.FAILED_RESPONSE, "retry-after-too-long", 1),
+            429, OperationResult.Outcome.FAILED_RESPONSE, "retry-after-too-long", 1, false),
         new Row("429 asking for longer than the deadline (2 s)",
             List.of(new MockResponse.Builder().code(429).setHeader("Retry-After", "10").build()),
-            429, OperationResult.Outcome.FAILED_RESPONSE, "deadline", 1),
+            429, OperationResult.Outcome.FAILED_RESPONSE, "deadline", 1, false),
         new Row("a permanent 404", List.of(new MockResponse.Builder().code(404).build()), 404,
-            OperationResult.Outcome.FAILED_RESPONSE, "status-404", 1));
+            OperationResult.Outcome.FAILED_RESPONSE, "status-404", 1, false));
     return rows.stream().flatMap(r -> Stream.of(Api.values()).map(api -> Arguments.of(r, api)));
   }
 
@@ -85,7 +86,29 @@ class OperationResultOfTest {
       assertThat(result.winningAttempt()).isEqualTo(row.attempts());
       assertThat(result.networkRequests()).isEqualTo(server.getRequestCount());
       assertThat(result.failure()).isEmpty();
+      assertThat(result.mayHaveExecuted()).isEqualTo(row.mayHaveExecuted());
       assertThat(result.elapsed()).isLessThan(Duration.ofSeconds(2));
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Api.class)
+  void aReturned503AfterALostAnswerSaysTheServerMayHaveActed(Api api) throws Exception {
+    // The first attempt's answer is lost after the request was written: it may have charged.
+    server.enqueue(new MockResponse.Builder().code(200)
+        .onResponseStart(new mockwebserver3.SocketEffect.CloseSocket()).build());
+    server.enqueue(new MockResponse.Builder().code(503).build());
+    server.enqueue(new MockResponse.Builder().code(503).build());
+    Operation op = client.operation(new Request.Builder().url(server.url("/charge"))
+        .post(okhttp3.RequestBody.create("{}", okhttp3.MediaType.get("application/json")))
+        .build());
+    try (Response response = api == Api.EXECUTE ? op.execute()
+        : op.executeAsync().get(20, TimeUnit.SECONDS)) {
+      assertThat(response.code()).isEqualTo(503);
+      OperationResult result = OperationResult.of(response).orElseThrow();
+      assertThat(result.reason()).isEqualTo("attempts-exhausted");
+      assertThat(result.mayHaveExecuted()).isTrue();
+      assertThat(result.toString()).contains("mayHaveExecuted");
     }
   }
 

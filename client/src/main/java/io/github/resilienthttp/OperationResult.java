@@ -108,6 +108,7 @@ public final class OperationResult {
   private final String reason;
   private final int winningAttempt;
   private final AttemptKind winningKind;
+  private final boolean mayHaveExecuted;
 
   /**
    * The result of an operation; made by the SDK, and usable to test a listener.
@@ -143,6 +144,30 @@ public final class OperationResult {
   public OperationResult(Outcome outcome, int attempts, int networkRequests, Duration elapsed,
       int statusCode, Throwable failure, String reason, int winningAttempt,
       AttemptKind winningKind) {
+    this(outcome, attempts, networkRequests, elapsed, statusCode, failure, reason, winningAttempt,
+        winningKind, failure instanceof OperationFailure f ? f.mayHaveExecuted()
+            : outcome == Outcome.SUCCESS);
+  }
+
+  /**
+   * The result of an operation, saying whether the server may have acted on it; made by the SDK.
+   *
+   * @param outcome how it ended
+   * @param attempts attempts started
+   * @param networkRequests requests written to the network
+   * @param elapsed how long it took
+   * @param statusCode the returned status, or -1
+   * @param failure what it threw, or {@code null}
+   * @param reason the machine-readable reason of its end
+   * @param winningAttempt the number of the attempt whose response was returned, or 0
+   * @param winningKind that attempt's kind, or {@code null}
+   * @param mayHaveExecuted whether the server may have acted on the operation (see
+   *     {@link #mayHaveExecuted()})
+   */
+  public OperationResult(Outcome outcome, int attempts, int networkRequests, Duration elapsed,
+      int statusCode, Throwable failure, String reason, int winningAttempt,
+      AttemptKind winningKind, boolean mayHaveExecuted) {
+    this.mayHaveExecuted = mayHaveExecuted;
     this.winningAttempt = winningAttempt;
     this.winningKind = winningKind;
     this.outcome = outcome;
@@ -233,10 +258,24 @@ public final class OperationResult {
     return reason;
   }
 
+  /**
+   * Whether the server may have acted on this operation, by the rule every
+   * {@link OperationFailure#mayHaveExecuted()} follows: for a failure, the failure's answer; for a
+   * returned response, {@code true} when it is a success or when any attempt's outcome was unknown
+   * (a lost answer, a 500), {@code false} when every answer said the work was not done (503, 429
+   * and the like). So a returned 503 after an attempt whose answer was lost says {@code true}:
+   * retry with the same key (or look the outcome up), never with a new one.
+   *
+   * @return whether the server may have acted
+   */
+  public boolean mayHaveExecuted() {
+    return mayHaveExecuted;
+  }
+
   @Override
   public String toString() {
     return outcome + "(attempts=" + attempts + ", networkRequests=" + networkRequests + ", elapsed="
         + elapsed.toMillis() + "ms" + (statusCode > 0 ? ", status=" + statusCode : "")
-        + ", reason=" + reason + ")";
+        + ", reason=" + reason + (mayHaveExecuted ? ", mayHaveExecuted" : "") + ")";
   }
 }

@@ -584,7 +584,9 @@ public final class RetryLoop extends Failures {
     }
     OperationResult result = new OperationResult(outcome, op.attempts(), op.networkRequests(),
         Duration.ofNanos(op.elapsedNanos()), response != null ? response.code() : -1, failure,
-        reason, winner == null ? 0 : winner.number(), winner == null ? null : winner.kind());
+        reason, winner == null ? 0 : winner.number(), winner == null ? null : winner.kind(),
+        failure instanceof OperationFailure f ? f.mayHaveExecuted()
+            : (response != null && lastSuccess) || anyMayHaveBeenProcessed);
     if (failure instanceof OutcomeUnknownException || failure instanceof DeadlineExceededException) {
       log.warn("{} gave up: {}", op.info(), result);
     } else if (failure != null
