@@ -93,11 +93,14 @@ public interface OperationFailure {
   }
 
   /**
-   * Whether the key was sent with the operation's requests, so that the server can deduplicate a
-   * repeat. When {@code false} and the method is not idempotent, repeating the request is not safe
+   * Whether the operation carries its key on its requests, so that the server can deduplicate a
+   * repeat. It says how the operation sends, not that a request was sent: a refusal before the
+   * first attempt (breaker, throttle, limit; {@link #attempts()} 0) answers {@code true} for a keyed
+   * operation too, and {@link #mayHaveExecuted()} says whether anything reached the server. When
+   * {@code false} and the method is not idempotent, repeating the request is not safe
    * ({@link ResilientHttpClient#retry(OperationFailure, okhttp3.Request)} refuses it).
    *
-   * @return whether the key was sent with the operation's requests
+   * @return whether the operation's requests carry its key
    */
   default boolean idempotencyKeySent() {
     return facts().idempotencyKeySent();
