@@ -22,7 +22,8 @@ import okhttp3.HttpUrl;
  * so the server completes at most {@code capacity} requests per second. A request that finds every
  * worker busy waits in a first-come-first-served queue of at most {@code queueLimit} requests (a fair
  * {@link Semaphore}); a request that finds the queue full is answered at once with
- * {@code 503 Service Unavailable} and {@code Retry-After: 1}, without doing any work. Overload thus
+ * {@code 503 Service Unavailable}, {@code Retry-After: 1} and {@code RateLimit: "overload";r=0;t=1},
+ * without doing any work. Overload thus
  * looks as it does at a real backend: first latency (up to {@code queueLimit / capacity} seconds of
  * queueing), then fast rejections.
  *
@@ -101,7 +102,10 @@ final class FixedCapacityServer implements Closeable {
     if (now > workers + queueLimit) {
       inSystem.decrementAndGet();
       rejected.increment();
+      // The same advice as a rate-limit field (IETF httpapi RateLimit: nothing left for 1 s), which
+      // only a client that paces from rate-limit headers reads: config (f).
       return new MockResponse.Builder().code(503).setHeader("Retry-After", "1")
+          .setHeader("RateLimit", "\"overload\";r=0;t=1")
           .setHeader("Content-Type", "application/json").body("{\"error\":\"overloaded\"}").build();
     }
     maxQueued.accumulateAndGet(Math.max(0, now - workers), Math::max);

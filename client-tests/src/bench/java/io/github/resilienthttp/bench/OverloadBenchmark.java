@@ -61,7 +61,7 @@ import okhttp3.Response;
  * [4], {@code queue} [capacity / 10], {@code threads} [64], {@code warmup} [2] s (at
  * {@code recoveryFactor × C}, not counted), {@code baseline} [3] s, {@code overload} [20]
  * s, {@code recovery} [10] s, {@code overloadFactor} [3], {@code recoveryFactor} [0.5],
- * {@code lag} [1000] ms, {@code configs} [a,b,c,d,e-failsafe,e-r4j,b-nobreaker,c-nobreaker] (the
+ * {@code lag} [1000] ms, {@code configs} [a,b,c,f,d,e-failsafe,e-r4j,b-nobreaker,c-nobreaker] (the
  * last two are diagnostics: (b) and (c) without the SDK's default breaker, to show the overload
  * control on its own).
  */
@@ -117,7 +117,7 @@ public final class OverloadBenchmark {
           Double.parseDouble(kv.getOrDefault("recoveryFactor", "0.5")),
           Long.parseLong(kv.getOrDefault("lag", "1000")),
           List.of(kv.getOrDefault("configs",
-              "a,b,c,d,e-failsafe,e-r4j,b-nobreaker,c-nobreaker").split(",")));
+              "a,b,c,f,d,e-failsafe,e-r4j,b-nobreaker,c-nobreaker").split(",")));
       kv.keySet().removeAll(List.of("capacity", "workers", "queue", "threads", "warmup", "baseline",
           "overload",
           "recovery", "overloadFactor", "recoveryFactor", "lag", "configs"));
@@ -171,6 +171,7 @@ public final class OverloadBenchmark {
         new Config("a", "(a) SDK defaults", ok -> sdk(ResilientHttpClient.wrap(ok).build())),
         new Config("b", "(b) SDK + adaptiveThrottling(defaults())", OverloadSdkConfigs::throttled),
         new Config("c", "(c) SDK + concurrencyLimit(gradient())", OverloadSdkConfigs::limited),
+        new Config("f", "(f) SDK + rateLimitPacing(true)", OverloadSdkConfigs::paced),
         new Config("b-nobreaker", "(diagnostic) (b) + noCircuitBreaker()", OverloadSdkConfigs::throttledNoBreaker),
         new Config("c-nobreaker", "(diagnostic) (c) + noCircuitBreaker()", OverloadSdkConfigs::limitedNoBreaker),
         new Config("d", "(d) plain retry loop, 3 attempts, no budget", OverloadBenchmark::plainLoop),

@@ -32,4 +32,9 @@ final class OverloadSdkConfigs {
     return OverloadBenchmark.sdk(ResilientHttpClient.wrap(okHttp).noCircuitBreaker()
         .concurrencyLimit(ConcurrencyLimitPolicy.gradient()).build());
   }
+
+  /** (f) the SDK's defaults plus {@code rateLimitPacing(true)}: the 503's RateLimit field paces. */
+  static OverloadBenchmark.Caller paced(OkHttpClient okHttp) {
+    return OverloadBenchmark.sdk(ResilientHttpClient.wrap(okHttp).rateLimitPacing(true).build());
+  }
 }
