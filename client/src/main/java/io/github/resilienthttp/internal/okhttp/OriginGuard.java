@@ -6,15 +6,13 @@ import java.util.Set;
 import kotlin.jvm.JvmClassMappingKt;
 import kotlin.reflect.KClass;
 import okhttp3.HttpUrl;
-import okhttp3.Interceptor;
 import okhttp3.Request;
-import okhttp3.Response;
 
 /**
  * The one origin rule for every call the SDK makes on the caller's behalf (polls, the result fetch,
- * the server-side cancel, the outcome query, a resumed wait): a network interceptor, first in the
- * chain, that sees every hop of such a call, redirects included, before any of the caller's network
- * interceptors add credentials. A hop to another origin (scheme, host, port) than the call's
+ * the server-side cancel, the outcome query, a resumed wait), applied to every hop of such a call,
+ * redirects included, by {@link NetworkAttemptTracker}, the SDK's first network interceptor, before
+ * any of the caller's network interceptors add credentials. A hop to another origin (scheme, host, port) than the call's
  * {@link FollowUp#origin() origin} is refused with {@link OtherOriginException} before anything is
  * written, unless the call allows other origins; then the headers carried from the submit are removed
  * from that hop. Calls without a {@link FollowUp} tag (the caller's own) pass untouched.
@@ -24,11 +22,10 @@ import okhttp3.Response;
  * network interceptors add {@code Authorization} / API keys again on every call. Stateless and
  * thread-safe. Not API.
  *
- * <p>{@link NetworkAttemptTracker} applies the same rule ({@link #hop(Request)}) as its first step,
- * so a client whose first network interceptor is the tracker needs no separate guard: each network
- * interceptor is one more {@code RealInterceptorChain} per network request.
+ * <p>The tracker applies it ({@link #hop(Request)}) as its first step rather than a separate
+ * interceptor: each network interceptor is one more {@code RealInterceptorChain} per network request.
  */
-public final class OriginGuard implements Interceptor {
+public final class OriginGuard {
   /**
    * The type of {@link FollowUp} tags, made once: OkHttp 5's {@code Request.tag(Class)} makes a
    * new {@code KClass} on every lookup.
@@ -104,11 +101,6 @@ public final class OriginGuard implements Interceptor {
       }
     }
     return false;
-  }
-
-  @Override
-  public Response intercept(Chain chain) throws IOException {
-    return chain.proceed(hop(chain.request()));
   }
 
   /**
