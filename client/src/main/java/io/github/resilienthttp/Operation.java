@@ -2,7 +2,6 @@ package io.github.resilienthttp;
 
 import io.github.resilienthttp.internal.async.PollLoop;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
-import io.github.resilienthttp.internal.engine.Execution;
 import io.github.resilienthttp.internal.engine.KeyDecision;
 import io.github.resilienthttp.internal.engine.OperationSettings;
 import io.github.resilienthttp.internal.engine.Run;
@@ -39,20 +38,17 @@ public final class Operation {
   private final Request request;
   /** What the setters chose, made by the first one; built once by {@link #begin}. */
   private OperationSettings.Builder settings;
-  /** A key made on first use, before the run: an unsent key costs no UUID until it is read. */
-  private String key;
   /** The run, made on first need (the start, or a cancel before it): the one cancel target. */
-  private volatile Run run;
-  /** The running state, once begun: what the getters read. */
-  private volatile Execution execution;
+  private final Run run;
 
   Operation(ClientRuntime client, Request request) {
     this.client = client;
     this.request = request;
+    this.run = new Run(client);
     IdempotencyKeyPolicy policy = client.idempotencyKeyPolicy();
     String header = policy.keyFromHeader(request.header(policy.headerName()));
     if (header != null) {
-      settings().key(IdempotencyKeyPolicy.validateKey(header));
+      settings().keyInHeader(IdempotencyKeyPolicy.validateKey(header));
     }
   }
 
@@ -204,26 +200,14 @@ public final class Operation {
    * @return this operation's idempotency key
    */
   public String idempotencyKey() {
-    Execution c = execution;
-    if (c != null) {
-      return c.key();
+    if (run.isStarted()) {
+      return run.key();
     }
-    synchronized (this) {
-      c = execution;
-      if (c != null) {
-        return c.key();
-      }
-      String k = settings == null ? null : settings.key();
-      if (k != null) {
-        return k;
-      }
-      // Made on first use: an operation whose key is neither sent nor asked for (most GETs) never
-      // pays for a random UUID. Once made, it is the operation's key for good.
-      if (key == null) {
-        key = client.newKey();
-      }
-      return key;
-    }
+    // Before the start, the caller's key, else the run's: made on first use, once, so that an
+    // operation whose key is neither sent nor asked for (most GETs) never pays for a random UUID,
+    // and the key read before the start is the one the run sends.
+    String k = settings == null ? null : settings.key();
+    return k != null ? k : run.key();
   }
 
   /**
@@ -232,9 +216,8 @@ public final class Operation {
    * @return whether the key is (or will be) sent with this operation's requests
    */
   public boolean idempotencyKeySent() {
-    Execution c = execution;
-    if (c != null) {
-      return c.spec().keySent();
+    if (run.isStarted()) {
+      return run.keySent();
     }
     synchronized (this) {
       return decideKeySent(settings == null ? OperationSettings.DEFAULTS : settings.build());
@@ -247,8 +230,7 @@ public final class Operation {
    * @return attempts started so far (0 before {@link #execute()})
    */
   public int attempts() {
-    Execution c = execution;
-    return c == null ? 0 : c.attempts();
+    return run.attempts();
   }
 
   /**
@@ -259,8 +241,7 @@ public final class Operation {
    * @return requests written to the network so far
    */
   public int networkRequests() {
-    Execution c = execution;
-    return c == null ? 0 : c.networkRequests();
+    return run.networkRequests();
   }
 
   /**
@@ -346,7 +327,7 @@ public final class Operation {
    * event, by the thread that was running the operation. Thread-safe.
    */
   public void cancel() {
-    run().cancel();
+    run.cancelRun();
   }
 
   /**
@@ -421,63 +402,44 @@ public final class Operation {
     return op;
   }
 
-  /** The run, made when first needed. */
-  private Run run() {
-    Run r = run;
-    if (r == null) {
-      synchronized (this) {
-        r = run;
-        if (r == null) {
-          r = new Run(client);
-          run = r;
-        }
-      }
-    }
-    return r;
-  }
 
   /**
    * Starts the run, once: the key decided, the running state made, the features put in as steps
    * (the 202 wait when {@code wait} is given, the outcome query, the outbox exit), under one
    * deadline: the wait's, else this operation's, else its retry policy's.
    */
-  private synchronized Run begin(AsyncOperationPolicy wait, Instant keyCreatedAt) {
-    Run r = run();
-    if (r.isStarted()) {
+  private Run begin(AsyncOperationPolicy wait, Instant keyCreatedAt) {
+    Run r = run;
+    if (!r.claim()) {
       throw new IllegalStateException("an Operation runs once; create a new one with"
           + " client.operation(request), or resume an intent with .idempotencyKey(key)");
     }
     OperationSettings s = settings == null ? OperationSettings.DEFAULTS : settings.build();
     boolean keySent = decideKeySent(s);
-    String k = s.key() != null ? s.key() : key;
-    if (keySent && k == null) {
-      k = client.newKey();
-    }
+    // The caller's key, else the one a getter made before the start, else (when sent) a new one.
+    String k = s.key();
     Duration deadline = wait == null ? s.deadline() : wait.deadline().orElse(s.deadline());
-    Execution op = Execution.create(client, request, k, keySent, deadline, false, s.retryPolicy(),
-        s.classifier());
+    r.define(request, k, keySent, deadline, s.retryPolicy(), s.classifier());
     if (s.firstKind() != null) {
-      op.firstAttemptKind(s.firstKind());
+      r.firstAttemptKind(s.firstKind());
     }
     HedgingPolicy hedging = s.hedgingOr(client.hedgingPolicy());
     Outbox outbox = s.outbox();
     Instant started = outbox != null || wait != null
         ? (keyCreatedAt != null ? keyCreatedAt : client.timeSource().now()) : null;
     QueryLoop query = s.outcomeQuery() == null ? null : new QueryLoop(client, s.outcomeQuery(), r,
-        request, op.key(), keySent, Operation::markFoundByQuery);
+        request, r.key(), keySent, Operation::markFoundByQuery);
     PollLoop steps = wait == null ? null
-        : PollLoop.submit(client, wait, r, request, op, started);
+        : PollLoop.submit(client, wait, r, request, r, started);
     UnaryOperator<IOException> exit = outbox == null ? null
         : e -> OutboxExit.park(client, outbox, this, started, e);
-    execution = op;
-    r.start(op, request, Run.hedges(hedging, request, op) ? hedging : null, steps, query, exit);
+    r.start(r.hedges(hedging) ? hedging : null, steps, query, exit);
     return r;
   }
 
   private boolean decideKeySent(OperationSettings s) {
-    IdempotencyKeyPolicy policy = client.idempotencyKeyPolicy();
-    return KeyDecision.keySent(request.header(policy.headerName()) != null, s.sendKey(),
-        s.keyFromCaller(), policy, request.method());
+    return KeyDecision.keySent(s.keyInHeader(), s.sendKey(), s.keyFromCaller(),
+        client.idempotencyKeyPolicy(), request.method());
   }
 
   private OperationSettings.Builder settings() {
@@ -488,8 +450,7 @@ public final class Operation {
   }
 
   private void checkNotExecuted() {
-    Run r = run;
-    if (r != null && r.isStarted()) {
+    if (run.isClaimed()) {
       throw new IllegalStateException("the operation has already been executed");
     }
   }
@@ -498,6 +459,6 @@ public final class Operation {
   public String toString() {
     return "Operation{" + request.method() + " " + request.url().redact() + ", key="
         + IdempotencyKeyPolicy.shorten(settings != null && settings.key() != null ? settings.key()
-        : key) + "…}";
+        : run.keyIfMade()) + "…}";
   }
 }

@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.github.resilienthttp.internal.deadline.DeadlineWatchdog;
 import io.github.resilienthttp.internal.engine.Attempt;
-import io.github.resilienthttp.internal.engine.AttemptPermits;
 import io.github.resilienthttp.internal.engine.Execution;
+import io.github.resilienthttp.internal.engine.Run;
 import java.io.IOException;
 import java.time.Duration;
 import okhttp3.Call;
@@ -26,13 +26,15 @@ class DeadlineWatchdogTest {
   private final Request request = new Request.Builder().url("http://127.0.0.1:1/").build();
 
   private Call watch(Duration deadline) {
-    Execution op = Execution.create(client.runtime(), request, null, false, deadline, false);
+    Run op = new Run(client.runtime());
+    op.define(request, null, false, deadline, null, null);
     return newAttemptCall(op, Long.MAX_VALUE); // tagged and watched, as for an attempt
   }
 
   private Call newAttemptCall(Execution op, long remainingNanos) {
-    Attempt attempt = op.startAttempt(AttemptKind.FIRST, remainingNanos,
-        new AttemptPermits(null, null));
+    Run run = (Run) op;
+    Attempt attempt = run.countAttempt(new Attempt(run), AttemptKind.FIRST,
+        run.deadlineNanos() - remainingNanos);
     return op.newAttemptCall(attempt, request);
   }
 

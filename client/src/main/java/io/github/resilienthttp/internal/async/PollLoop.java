@@ -199,7 +199,7 @@ public final class PollLoop implements Steps {
     Execution op = submitted;
     attempts += op.attempts();
     token = runtime.signed(ResumeToken.forSubmit(submit.method(), submit.url(), op.key(),
-        op.spec().keySent(), keyCreatedAt));
+        op.keySent(), keyCreatedAt));
     info = infoOf(submit, token);
     submitted = null;
     keyCreatedAt = null;
@@ -393,7 +393,7 @@ public final class PollLoop implements Steps {
     if (runtime.lifecycle().isClosed()) {
       throw closedFailure(); // closeNow() cancels the run too: the close is the reason
     }
-    if (run.isCanceled()) {
+    if (run.isRunCanceled()) {
       throw canceledFailure();
     }
   }
@@ -441,7 +441,7 @@ public final class PollLoop implements Steps {
     }
     if (runtime.lifecycle().isClosed()) {
       reason = ClientLifecycle.REASON;
-    } else if (run.isCanceled()) {
+    } else if (run.isRunCanceled()) {
       reason = "canceled";
     }
     return new PollFailedException("poll failed: " + e.getMessage(), token, attempts, reason,

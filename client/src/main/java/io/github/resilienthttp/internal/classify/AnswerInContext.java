@@ -64,16 +64,23 @@ public final class AnswerInContext {
     if (response == null || !keySent) return decision;
     if (decision.isRetryable() && isReplay(response, replayHeader)) return REPLAY_DECISION;
     int code = response.code();
-    String own = "status-" + code;
     if (code == 409 && attempt > 1 && earlierMayHaveReachedServer && decision.kind() == Decision.Kind.FAIL
-        && own.equals(decision.reason())) {
+        && isOwn(decision, code)) {
       return Decision.retry(EARLIER_ATTEMPT, Optional.<Duration>empty());
     }
-    if ((code == 422 || code == 417) && decision.kind() == Decision.Kind.FAIL && own.equals(decision.reason())
+    if ((code == 422 || code == 417) && decision.kind() == Decision.Kind.FAIL && isOwn(decision, code)
         && (IdempotencySignal.aboutKey(response) || namesKey(response))) {
       return MISMATCH;
     }
     return decision;
+  }
+
+  /**
+   * Whether {@code decision} is the plain one for {@code code} (its reason {@code status-<code>}),
+   * not a classifier's own: only a plain answer is read in context.
+   */
+  private static boolean isOwn(Decision decision, int code) {
+    return ("status-" + code).equals(decision.reason());
   }
 
   /**

@@ -116,6 +116,18 @@ public final class DefaultResponseClassifier implements ResponseClassifier {
     }
   }
 
+  /**
+   * What this classifier answers for a response with {@code code}, when that needs no more of the
+   * outcome than its status (a success or a redirect, 1xx to 3xx); otherwise {@code null}. The
+   * engine asks this first, so that a healthy answer costs no {@link AttemptOutcome}.
+   *
+   * @param code the response's status code
+   * @return the decision, or {@code null} when {@link #classify} must decide
+   */
+  public static Decision success(int code) {
+    return code >= 100 && code < 400 ? SUCCESS[code] : null;
+  }
+
   private static String reason(int code) {
     return code >= 100 && code < 600 ? REASONS[code] : "status-" + code;
   }

@@ -2,6 +2,8 @@ package io.github.resilienthttp.internal.deadline;
 
 import io.github.resilienthttp.internal.engine.Execution;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -68,31 +70,41 @@ public final class DeadlineWatchdog {
   private final EventListener listener = new EventListener() {
     @Override
     public void canceled(Call call) {
-      // A plain call cancelled by its caller: its operation stops too, and a backoff or bulkhead
-      // wait inside it wakes at once.
-      Execution op = call.tag(Execution.TAG);
-      if (op != null && op.plainCall() == call) {
-        op.cancel();
-      }
+      callCanceled(call);
     }
 
     @Override
     public void callEnd(Call call) {
-      ended(call);
+      callEnded(call);
     }
 
     @Override
     public void callFailed(Call call, IOException ioe) {
-      ended(call);
+      callEnded(call);
     }
   };
   /** The time by which the next tick runs at the latest (System.nanoTime), while running. */
   private volatile long nextSweepNanos;
   private volatile long idleSinceNanos;
 
-  /** The event listener that tells this watchdog when a call ended; stateless, shared. */
+  /**
+   * The event listener that tells this watchdog when a call ended or was cancelled; stateless,
+   * shared. The SDK's clients report these through their one listener (which calls
+   * {@link #callEnded} and {@link #callCanceled}); this one is for a client of its own.
+   */
   public EventListener listener() {
     return listener;
+  }
+
+  /**
+   * A call was cancelled ({@code EventListener.canceled}): a plain call cancelled by its caller
+   * stops its operation too, and a backoff or bulkhead wait inside it wakes at once.
+   */
+  public void callCanceled(Call call) {
+    Execution op = call.tag(Execution.TAG);
+    if (op != null && op.plainCall() == call) {
+      op.cancel();
+    }
   }
 
   /**
@@ -101,7 +113,7 @@ public final class DeadlineWatchdog {
    * attempts only update {@link Execution#watchedCall()}.
    */
   public void watch(Execution op) {
-    WatchEntry.watched(op, true);
+    WatchEntry.joining(op);
     Execution head;
     do {
       head = joined.get();
@@ -110,11 +122,11 @@ public final class DeadlineWatchdog {
     if (!running.get() && running.compareAndSet(false, true)) {
       idleSinceNanos = System.nanoTime();
       armTick(0);
-    } else if (op.spec().realDeadlineNanos() - nextSweepNanos < 0) {
+    } else if (op.realDeadlineNanos() - nextSweepNanos < 0) {
       // Due before the next tick (a deadline under 10 ms away): not seen in time otherwise.
       earlyTimers.incrementAndGet();
       AsyncTimeout early = new SweepTimer(false);
-      early.deadlineNanoTime(op.spec().realDeadlineNanos());
+      early.deadlineNanoTime(op.realDeadlineNanos());
       early.enter();
     }
   }
@@ -151,6 +163,24 @@ public final class DeadlineWatchdog {
    *
    * @return the number of watched operations (for tests)
    */
+  /**
+   * Every operation watched now (an attempt in flight, or a response whose body is not read yet),
+   * for {@code closeNow()}: a snapshot, taken under the sweep's lock so that no link moves while it
+   * is read.
+   *
+   * @return the operations, in no order
+   */
+  public synchronized List<Execution> watchedOperations() {
+    List<Execution> ops = new ArrayList<>();
+    for (Execution op = joined.get(); op != null; op = WatchEntry.next(op)) {
+      ops.add(op);
+    }
+    for (Execution op = watched; op != null; op = WatchEntry.next(op)) {
+      ops.add(op);
+    }
+    return ops;
+  }
+
   public synchronized int watchedCount() {
     int n = 0;
     for (Execution op = joined.get(); op != null; op = WatchEntry.next(op)) {
@@ -168,7 +198,7 @@ public final class DeadlineWatchdog {
    * call before {@code execute()} returns, and an async operation's earlier attempts end while it
    * goes on.
    */
-  private void ended(Call call) {
+  public void callEnded(Call call) {
     Execution op = Execution.of(call);
     if (op != null) {
       op.watchedCallEnded(call);
@@ -203,7 +233,7 @@ public final class DeadlineWatchdog {
     for (Execution op = watched; op != null; ) {
       Execution next = WatchEntry.next(op);
       boolean done = op.callDone();
-      if (done || op.spec().realDeadlineNanos() - now <= 0) {
+      if (done || op.realDeadlineNanos() - now <= 0) {
         if (previous == null) {
           watched = next;
         } else {
@@ -215,8 +245,8 @@ public final class DeadlineWatchdog {
           expire(op);
         }
       } else {
-        if (op.spec().realDeadlineNanos() - earliest < 0) {
-          earliest = op.spec().realDeadlineNanos();
+        if (op.realDeadlineNanos() - earliest < 0) {
+          earliest = op.realDeadlineNanos();
         }
         previous = op;
       }

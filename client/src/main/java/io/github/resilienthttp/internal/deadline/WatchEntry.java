@@ -28,6 +28,25 @@ public abstract class WatchEntry<T extends WatchEntry<T>> {
     entry.inWatchdog = watched;
   }
 
+  /**
+   * Marks {@code entry} watched just before it joins the list: the joining compare-and-set that
+   * follows orders this write, so it needs no fence of its own.
+   */
+  static <T extends WatchEntry<T>> void joining(T entry) {
+    IN_WATCHDOG.setRelease(entry, true);
+  }
+
+  private static final java.lang.invoke.VarHandle IN_WATCHDOG;
+
+  static {
+    try {
+      IN_WATCHDOG = java.lang.invoke.MethodHandles.lookup()
+          .findVarHandle(WatchEntry.class, "inWatchdog", boolean.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   /** Whether the watchdog has this operation in its lists (see {@link DeadlineWatchdog#watch}). */
   public final boolean isWatched() {
     return inWatchdog;

@@ -69,20 +69,20 @@ final class Admission {
     reportPause(loop, pauseNanos);
     CompletableFuture<Boolean> paused = new CompletableFuture<>();
     try {
-      pauseTimer = loop.client.scheduler().schedule(() -> paused.complete(true), pauseNanos,
+      pauseTimer = loop.runtime().scheduler().schedule(() -> paused.complete(true), pauseNanos,
           TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       paused.completeExceptionally(e);
     }
     this.grant = gate == null ? paused : paused.thenCompose(
-        ok -> ok ? bulkhead(loop.op.remainingNanos()) : CompletableFuture.completedFuture(false));
+        ok -> ok ? bulkhead(loop.remainingNanos()) : CompletableFuture.completedFuture(false));
   }
 
   private CompletableFuture<Boolean> bulkhead(long remainingNanos) {
     allowedNanos = RetryLoop.bulkheadWaitNanos(remainingNanos);
-    CompletableFuture<Boolean> g = gate.acquireAsync(allowedNanos, loop.client.scheduler());
+    CompletableFuture<Boolean> g = gate.acquireAsync(allowedNanos, loop.runtime().scheduler());
     bulkheadGrant = g;
-    if (loop.op.isCanceled()) {
+    if (loop.isCanceled()) {
       gate.giveUp(g);
     }
     return g;
@@ -96,7 +96,7 @@ final class Admission {
    *     overload option (the attempt is admitted)
    */
   static Admission begin(RetryLoop loop, long remainingNanos) {
-    BulkheadGate gate = loop.client.bulkheadGate();
+    BulkheadGate gate = loop.runtime().bulkheadGate();
     TargetOverload.Target t = loop.overloadTarget();
     if (gate == null && t == null) {
       return null;
@@ -120,34 +120,50 @@ final class Admission {
         throw pauseBeyondDeadline(loop, pause);
       }
       reportPause(loop, pause);
-      try {
-        loop.client.timeSource().sleep(Duration.ofNanos(pause), loop.op.cancelSignal());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw loop.interrupted();
+      // Registered while it waits, so that a close wakes it (see ClientLifecycle).
+      if (loop.enterWait()) {
+        try {
+          loop.runtime().timeSource().sleep(Duration.ofNanos(pause), loop.cancelSignal());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw loop.interrupted();
+        } finally {
+          loop.exitWait();
+        }
       }
       loop.checkNotCanceled();
-      remainingNanos = loop.op.remainingNanos();
+      remainingNanos = loop.remainingNanos();
     }
-    BulkheadGate gate = loop.client.bulkheadGate();
-    if (gate != null) {
-      long waitStart = System.nanoTime();
-      long allowed = RetryLoop.bulkheadWaitNanos(remainingNanos);
-      boolean admitted;
-      try {
-        admitted = loop.permits().acquireBulkhead(allowed, loop.op::cancelSignal);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw loop.interrupted();
-      }
-      if (!admitted) {
-        throw loop.bulkheadRejected(System.nanoTime() - waitStart, gate.cutByDeadline(allowed));
-      }
-      loop.checkNotCanceled();
-      remainingNanos = loop.op.remainingNanos();
+    BulkheadGate gate = loop.runtime().bulkheadGate();
+    // A free permit is taken at once: no clock reading, no registration.
+    if (gate != null && !loop.permits().tryAcquireBulkhead()) {
+      remainingNanos = awaitBulkhead(loop, gate, remainingNanos);
     }
     limitAndThrottle(loop, t);
     return remainingNanos;
+  }
+
+  /** Waits for a bulkhead permit, registered with the client's lifecycle while it waits. */
+  private static long awaitBulkhead(RetryLoop loop, BulkheadGate gate, long remainingNanos)
+      throws IOException {
+    long waitStart = System.nanoTime();
+    long allowed = RetryLoop.bulkheadWaitNanos(remainingNanos);
+    boolean admitted = false;
+    if (loop.enterWait()) {
+      try {
+        admitted = loop.permits().acquireBulkhead(allowed, loop::cancelSignal);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw loop.interrupted();
+      } finally {
+        loop.exitWait();
+      }
+    }
+    if (!admitted) {
+      throw loop.bulkheadRejected(System.nanoTime() - waitStart, gate.cutByDeadline(allowed));
+    }
+    loop.checkNotCanceled();
+    return loop.remainingNanos();
   }
 
   boolean isDone() {
@@ -201,7 +217,7 @@ final class Admission {
 
   /** The failure of a wait that was not granted. */
   IOException refusal() {
-    if (loop.op.isCanceled() || loop.client.lifecycle().isClosed()) {
+    if (loop.isCanceled() || loop.runtime().lifecycle().isClosed()) {
       return loop.canceledFailure(); // the close's failure when the client closed
     }
     if (early != null) {
@@ -227,9 +243,9 @@ final class Admission {
   }
 
   private static void reportPause(RetryLoop loop, long pauseNanos) {
-    int next = loop.op.attempts() + 1;
+    int next = loop.attempts() + 1;
     Duration wait = Duration.ofNanos(pauseNanos);
-    loop.client.listeners().send("paced", l -> l.paced(loop.op.info(), next, wait));
+    loop.runtime().listeners().send("paced", l -> l.paced(loop.info(), next, wait));
   }
 
   /** The limit's permit, then the throttle's decision; a refusal is thrown, nothing sent. */
@@ -237,18 +253,18 @@ final class Admission {
     if (t == null) {
       return;
     }
-    Execution op = loop.op;
+    Execution op = loop;
     int next = op.attempts() + 1;
     AdaptiveLimiter limiter = t.limiter();
     if (limiter != null && !loop.permits().tryAcquireLimit(limiter)) {
-      loop.client.listeners().send("limited", l -> l.limited(op.info(), next));
+      loop.runtime().listeners().send("limited", l -> l.limited(op.info(), next));
       throw loop.rejectedBeforeSend(new ConcurrencyLimitExceededException(op.key(),
-          op.spec().keySent(), next - 1, t.name(), limiter.limit(), loop.lastFailure()));
+          op.keySent(), next - 1, t.name(), limiter.limit(), loop.lastFailure()));
     }
     AdaptiveThrottle throttle = t.throttle();
     if (throttle != null && !throttle.tryAcquire()) {
-      loop.client.listeners().send("throttled", l -> l.throttled(op.info(), next));
-      throw loop.rejectedBeforeSend(new ThrottledException(op.key(), op.spec().keySent(), next - 1,
+      loop.runtime().listeners().send("throttled", l -> l.throttled(op.info(), next));
+      throw loop.rejectedBeforeSend(new ThrottledException(op.key(), op.keySent(), next - 1,
           t.name(), throttle.rejectProbability(), loop.lastFailure()));
     }
   }
@@ -264,18 +280,18 @@ final class Admission {
     if (t == null) {
       return null;
     }
-    int next = loop.op.attempts() + 1;
+    int next = loop.attempts() + 1;
     if (pauseNanos(t) > 0) {
       return "rate-limit-pause";
     }
     AdaptiveLimiter limiter = t.limiter();
     if (limiter != null && !hedge.tryAcquireLimit(limiter)) {
-      loop.client.listeners().send("limited", l -> l.limited(loop.op.info(), next));
+      loop.runtime().listeners().send("limited", l -> l.limited(loop.info(), next));
       return ConcurrencyLimitExceededException.REASON;
     }
     AdaptiveThrottle throttle = t.throttle();
     if (throttle != null && !throttle.tryAcquire()) {
-      loop.client.listeners().send("throttled", l -> l.throttled(loop.op.info(), next));
+      loop.runtime().listeners().send("throttled", l -> l.throttled(loop.info(), next));
       return ThrottledException.REASON;
     }
     return null;

@@ -39,13 +39,15 @@ public final class AsyncDriver implements Callback {
   private volatile Admission bulkheadWait;
   /** The scheduler's thread while it runs a step of this operation, else {@code null}. */
   private volatile Thread schedulerStep;
+  /** Whether the operation is registered with the client's lifecycle for a wait now. */
+  private volatile boolean waitRegistered;
   /** Completion on the calling thread: an OkHttp callback thread, or the caller of enqueue. */
   private static final Executor DIRECT = Runnable::run;
 
-  public AsyncDriver(Execution op, Request stampedRequest) {
-    this.op = op;
-    this.client = op.runtime();
-    this.loop = new RetryLoop(op, stampedRequest);
+  public AsyncDriver(RetryLoop loop) {
+    this.op = loop;
+    this.client = loop.runtime();
+    this.loop = loop;
   }
 
   /** Starts the operation; never throws: every failure completes the future. */
@@ -100,6 +102,7 @@ public final class AsyncDriver implements Callback {
   }
 
   private void step() {
+    endWait();
     if (ended.get()) {
       return;
     }
@@ -120,7 +123,8 @@ public final class AsyncDriver implements Callback {
       return;
     }
     bulkheadWait = admission;
-    if (op.isCanceled()) {
+    // Registered while it waits, so that a close wakes it (ClientLifecycle).
+    if (op.isCanceled() || !beginWait()) {
       admission.giveUp();
     }
     admission.whenDone(() -> guarded(() -> admitted(admission), callbackExecutor()));
@@ -129,6 +133,7 @@ public final class AsyncDriver implements Callback {
   /** The bulkhead wait is over: granted, timed out, given up (cancel), or the scheduler refused. */
   private void admitted(Admission admission) {
     bulkheadWait = null;
+    endWait();
     try {
       if (!admission.granted()) {
         throw admission.refusal();
@@ -146,7 +151,8 @@ public final class AsyncDriver implements Callback {
     // Watched for the deadline, which also bounds reading the final response's body.
     Call c = op.newAttemptCall(attempt, loop.request());
     call = c;
-    if (op.isCanceled()) {
+    // After the call is set (and watched): a cancel or a closeNow() either saw it or is seen here.
+    if (op.isCanceled() || client.lifecycle().isClosedNow()) {
       c.cancel();
     }
     // OkHttp runs the wrapped client's EventListener.callStart inside enqueue: if it throws, no
@@ -185,11 +191,18 @@ public final class AsyncDriver implements Callback {
       succeed(result);
       return;
     }
+    // Registered while the retry waits, so that a close wakes it (ClientLifecycle); on a closed
+    // client it does not wait: the step's check ends the operation.
+    if (!beginWait()) {
+      step();
+      return;
+    }
     ScheduledFuture<?> s;
     try {
       s = client.scheduler().schedule(this::scheduledStep,
           DurationMath.toNanos(loop.retryDelay()), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
+      endWait();
       if (client.lifecycle().isClosed()) {
         fail(loop.canceledFailure(), DIRECT); // the close shut the scheduler down: say why
         return;
@@ -204,6 +217,23 @@ public final class AsyncDriver implements Callback {
   }
 
   /** A retry's step, on the scheduler's thread (the default one or the user's). */
+  /** Registers the operation for a wait; see {@link RetryLoop#enterWait()}. */
+  private boolean beginWait() {
+    if (!loop.enterWait()) {
+      return false;
+    }
+    waitRegistered = true;
+    return true;
+  }
+
+  /** The wait is over (or never began): unregisters the operation, once. */
+  private void endWait() {
+    if (waitRegistered) {
+      waitRegistered = false;
+      loop.exitWait();
+    }
+  }
+
   private void scheduledStep() {
     schedulerStep = Thread.currentThread();
     try {
@@ -268,6 +298,7 @@ public final class AsyncDriver implements Callback {
    */
   private void fail(Throwable e, Executor executor) {
     loop.releasePermits();
+    endWait();
     if (!ended.compareAndSet(false, true)) {
       return;
     }

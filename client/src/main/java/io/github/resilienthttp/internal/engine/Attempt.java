@@ -1,6 +1,9 @@
 package io.github.resilienthttp.internal.engine;
 
 import io.github.resilienthttp.AttemptKind;
+import io.github.resilienthttp.TimeSource;
+import io.github.resilienthttp.internal.guard.BulkheadGate;
+import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import kotlin.jvm.JvmClassMappingKt;
@@ -9,8 +12,8 @@ import kotlin.reflect.KClass;
 import okhttp3.Call;
 
 /**
- * The state of one attempt of an operation: its number and kind, the time left when it started,
- * its permits, its OkHttp call, and what reached the wire. An attempt that is its own OkHttp call
+ * The state of one attempt of an operation: its number and kind, when it started, its permits (it
+ * is its own {@link AttemptPermits}), its OkHttp call, and what reached the wire. An attempt that is its own OkHttp call
  * ({@code execute()}, {@code executeAsync()}, hedges) carries it as a call tag, where the SDK's
  * interceptors and event listener find it; a plain call's attempts share that call, so they are
  * found through the operation's {@link Execution#currentAttempt()}.
@@ -19,28 +22,30 @@ import okhttp3.Call;
  * for the call writes the network facts; the driver reads them after the call. Hedged attempts of
  * one operation each have their own. Not API.
  */
-public final class Attempt implements Function0<Attempt> {
+public final class Attempt extends AttemptPermits implements Function0<Attempt> {
   /**
    * The type of the call tag, made once: OkHttp 5 keys tags by Kotlin class, and its
    * {@code Call.tag(Class)} makes a new {@code KClass} on every lookup.
    */
   public static final KClass<Attempt> TAG = JvmClassMappingKt.getKotlinClass(Attempt.class);
   private static final VarHandle NETWORK_REQUESTS;
+  private static final VarHandle CALL;
 
   static {
     try {
-      NETWORK_REQUESTS = MethodHandles.lookup()
-          .findVarHandle(Attempt.class, "networkRequests", int.class);
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      NETWORK_REQUESTS = lookup.findVarHandle(Attempt.class, "networkRequests", int.class);
+      CALL = lookup.findVarHandle(Attempt.class, "call", Call.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
   }
 
-  private final Execution op;
-  private final int number;
-  private final AttemptKind kind;
-  private final long remainingNanos;
-  private final AttemptPermits permits;
+  private final RetryLoop op;
+  // Set by start(), before the attempt's call is made: published to OkHttp's threads with the call.
+  private int number;
+  private AttemptKind kind;
+  private long startNanos;
   /** Requests of this attempt that reached the SDK's network interceptor (a connection in hand). */
   private volatile int networkRequests;
   /** Request headers of this attempt started going to the wire (OkHttp's requestHeadersStart). */
@@ -56,13 +61,16 @@ public final class Attempt implements Function0<Attempt> {
   /** Run once, when the first request of this attempt reaches the SDK's network interceptor. */
   private volatile Runnable onWire;
 
-  Attempt(Execution op, int number, AttemptKind kind, long remainingNanos,
-      AttemptPermits permits) {
+  /** An attempt of {@code op} whose permits are being taken: {@link #start} numbers it. */
+  public Attempt(RetryLoop op) {
     this.op = op;
+  }
+
+  /** Numbers the attempt and starts its clock, once its permits are held. */
+  void start(int number, AttemptKind kind, long startNanos) {
     this.number = number;
     this.kind = kind;
-    this.remainingNanos = remainingNanos;
-    this.permits = permits;
+    this.startNanos = startNanos;
   }
 
   /**
@@ -100,11 +108,32 @@ public final class Attempt implements Function0<Attempt> {
 
   /** The time left before the deadline when this attempt started: caps its timeouts. */
   public long remainingNanos() {
-    return remainingNanos;
+    return op.deadlineNanos() - startNanos;
+  }
+
+  /** When this attempt started, in the client's {@code TimeSource}. */
+  @Override
+  long startNanos() {
+    return startNanos;
   }
 
   AttemptPermits permits() {
-    return permits;
+    return this;
+  }
+
+  @Override
+  TargetCircuitBreakers.Target target() {
+    return op.target();
+  }
+
+  @Override
+  BulkheadGate bulkhead() {
+    return op.runtime().bulkheadGate();
+  }
+
+  @Override
+  TimeSource clock() {
+    return op.runtime().timeSource();
   }
 
   /** This attempt's OkHttp call, once made; a plain call's attempts have none of their own. */
@@ -113,7 +142,7 @@ public final class Attempt implements Function0<Attempt> {
   }
 
   void call(Call c) {
-    this.call = c;
+    CALL.setRelease(this, c); // published with the call itself; readers read it volatile
   }
 
   /**

@@ -4,6 +4,7 @@ import io.github.resilienthttp.AttemptOutcome;
 import io.github.resilienthttp.Decision;
 import io.github.resilienthttp.ResponseClassifier;
 import io.github.resilienthttp.internal.classify.AnswerInContext;
+import io.github.resilienthttp.internal.classify.DefaultResponseClassifier;
 import java.io.IOException;
 import java.time.Duration;
 import okhttp3.Request;
@@ -34,11 +35,18 @@ final class AttemptJudge {
   static Decision decision(Execution op, Request request, Attempt attempt, Response response,
       IOException failure, boolean earlierMayHaveBeenProcessed) {
     ClientRuntime client = op.runtime();
+    if (response != null && op.classifier() == DefaultResponseClassifier.INSTANCE) {
+      Decision success = DefaultResponseClassifier.success(response.code());
+      if (success != null) {
+        return AnswerInContext.apply(success, response, op.keySent(), attempt.number(),
+            earlierMayHaveBeenProcessed, client.replayHeader());
+      }
+    }
     AttemptOutcome outcome = AttemptOutcome.of(request, response, failure, attempt.number(),
-        attempt.mayHaveReachedServer(), op.spec().idempotent(), op.spec().keySent(), op,
+        attempt.mayHaveReachedServer(), op.idempotent(), op.keySent(), op,
         client.timeSource());
-    return AnswerInContext.apply(classify(op.spec().classifier(), outcome), response,
-        op.spec().keySent(), attempt.number(), earlierMayHaveBeenProcessed, client.replayHeader());
+    return AnswerInContext.apply(classify(op.classifier(), outcome), response,
+        op.keySent(), attempt.number(), earlierMayHaveBeenProcessed, client.replayHeader());
   }
 
   /** The classifier's decision, guarded: never {@code null}, never {@code DEFER}. */
@@ -65,14 +73,14 @@ final class AttemptJudge {
    * client's own code before anything was written (a user network interceptor) is not recorded:
    * the permission is released unrecorded.
    */
-  static void record(Attempt attempt, AttemptPermits permits, Decision decision, Response response,
+  static void record(Attempt attempt, Decision decision, Response response,
       IOException failure) {
     if (response == null && attempt.failedInClientBeforeWire()) {
       return; // releasePermits() gives the permission back unrecorded
     }
     boolean healthy = decision.kind() == Decision.Kind.SUCCESS
         || (response != null && (decision.kind() == Decision.Kind.FAIL || response.code() < 500));
-    permits.record(healthy, healthy ? null
+    attempt.record(healthy, healthy ? null
         : failure != null ? failure : new RetryLoop.RetryableStatus(response.code(),
             decision.reason()));
   }
@@ -87,19 +95,24 @@ final class AttemptJudge {
    *
    * @param attemptStart the attempt's start on the client's clock, in nanoseconds
    */
-  static void report(Execution op, Request request, Attempt attempt, long attemptStart,
-      Decision decision, Response response, IOException failure) {
+  /** {@return whether attempts are logged (debug)}: with no listener either, none is reported */
+  static boolean reports() {
+    return log.isDebugEnabled();
+  }
+
+  static void report(Execution op, Request request, Attempt attempt, Decision decision,
+      Response response, IOException failure) {
     ClientRuntime client = op.runtime();
     if (client.listeners().isEmpty() && !log.isDebugEnabled()) {
       return;
     }
     int number = attempt.number();
-    Duration duration = Duration.ofNanos(client.timeSource().nanoTime() - attemptStart);
+    Duration duration = Duration.ofNanos(client.timeSource().nanoTime() - attempt.startNanos());
     int status = response != null ? response.code() : -1;
     client.listeners().attemptEnded(op, number, attempt.kind(), status, failure, decision,
         duration);
     if (response != null) {
-      if (op.spec().keySent() && status == 409 && decision.isRetryable()) {
+      if (op.keySent() && status == 409 && decision.isRetryable()) {
         client.listeners().inProgress(op, number);
       }
       String replayed = response.header(client.replayHeader());
@@ -110,7 +123,7 @@ final class AttemptJudge {
     if (log.isDebugEnabled()) {
       log.debug("{} {} key={}… attempt {}/{} ({}): {} -> {} in {} ms", request.method(),
           request.url().host(), op.info().shortKey(), number,
-          op.spec().retryPolicy().maxAttempts(), number == 1 ? "first" : "retry",
+          op.retryPolicy().maxAttempts(), number == 1 ? "first" : "retry",
           status > 0 ? "status " + status : String.valueOf(failure), decision, duration.toMillis());
     }
   }

@@ -1,5 +1,6 @@
 package io.github.resilienthttp.internal.engine;
 
+import io.github.resilienthttp.TimeSource;
 import io.github.resilienthttp.internal.guard.AdaptiveLimiter;
 import io.github.resilienthttp.internal.guard.BulkheadGate;
 import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
@@ -14,30 +15,41 @@ import java.util.function.Supplier;
  * went to the breaker) or released unrecorded, a permit is released once, whatever path the attempt
  * took. {@link #releaseAll()} is idempotent, so drivers call it in {@code finally} on every path.
  *
- * <p>One per attempt (hedged attempts of one operation each hold their own). Used by one driver
- * step at a time (steps of an async attempt may run on different threads, one after the other).
- * Not API.
+ * <p>The base of {@link Attempt} (the permits are taken before the attempt is numbered and sent),
+ * so that an attempt and its permits are one object. One per attempt (hedged attempts of one
+ * operation each hold their own). Used by one driver step at a time (steps of an async attempt may
+ * run on different threads, one after the other). Not API.
  */
-public final class AttemptPermits {
-  private final TargetCircuitBreakers.Target target;
-  private final BulkheadGate bulkhead;
+public abstract class AttemptPermits {
   private boolean breakerHeld;
   private boolean bulkheadHeld;
   /** The limit's permit while held; given back once, with what the answer said of the load. */
   private AdaptiveLimiter.Permit limit;
-  private long breakerStartNanos;
 
-  public AttemptPermits(TargetCircuitBreakers.Target target, BulkheadGate bulkhead) {
-    this.target = target;
-    this.bulkhead = bulkhead;
-  }
+  AttemptPermits() {}
+
+  /** The operation's breaker target, or {@code null} without breakers. */
+  abstract TargetCircuitBreakers.Target target();
+
+  /** The client's bulkhead, or {@code null} without one. */
+  abstract BulkheadGate bulkhead();
+
+  /**
+   * When the attempt started, in the client's {@code TimeSource}: the breaker measures its duration
+   * from here.
+   */
+  abstract long startNanos();
+
+  /** The client's clock, which measures the attempt's duration for the breaker. */
+  abstract TimeSource clock();
 
   /**
    * Asks the breaker for a permission.
    *
    * @return false when the breaker refuses (open, or half-open with no probe left)
    */
-  boolean tryAcquireBreaker() {
+  final boolean tryAcquireBreaker() {
+    TargetCircuitBreakers.Target target = target();
     if (target == null) {
       return true;
     }
@@ -55,9 +67,9 @@ public final class AttemptPermits {
    * @return false when none was granted (timed out, or woken by {@code wakeUp})
    * @throws InterruptedException when interrupted while waiting (nothing held then)
    */
-  boolean acquireBulkhead(long allowedNanos, Supplier<? extends Future<?>> wakeUp)
+  final boolean acquireBulkhead(long allowedNanos, Supplier<? extends Future<?>> wakeUp)
       throws InterruptedException {
-    if (bulkhead.acquire(allowedNanos, wakeUp)) {
+    if (bulkhead().acquire(allowedNanos, wakeUp)) {
       bulkheadHeld = true;
       return true;
     }
@@ -69,7 +81,8 @@ public final class AttemptPermits {
    *
    * @return whether a permit is held (always true without a bulkhead)
    */
-  boolean tryAcquireBulkhead() {
+  final boolean tryAcquireBulkhead() {
+    BulkheadGate bulkhead = bulkhead();
     if (bulkhead == null) {
       return true;
     }
@@ -85,7 +98,7 @@ public final class AttemptPermits {
    * ({@link BulkheadGate#acquireAsync}): from now on it is this object's to release. The async
    * driver calls this first thing in the grant's continuation.
    */
-  void bulkheadGranted() {
+  final void bulkheadGranted() {
     bulkheadHeld = true;
   }
 
@@ -94,7 +107,7 @@ public final class AttemptPermits {
    *
    * @return false at the limit (nothing held)
    */
-  boolean tryAcquireLimit(AdaptiveLimiter limiter) {
+  final boolean tryAcquireLimit(AdaptiveLimiter limiter) {
     AdaptiveLimiter.Permit p = limiter.tryAcquire();
     if (p == null) {
       return false;
@@ -114,7 +127,7 @@ public final class AttemptPermits {
   }
 
   /** Gives the limit's permit back with what the answer said (no-op without one). */
-  void recordLoad(Load load) {
+  final void recordLoad(Load load) {
     AdaptiveLimiter.Permit p = limit;
     if (p == null) {
       return;
@@ -127,25 +140,19 @@ public final class AttemptPermits {
     }
   }
 
-  /** The attempt is about to be sent: the breaker measures its duration from here. */
-  void startClock() {
-    if (breakerHeld) {
-      breakerStartNanos = System.nanoTime();
-    }
-  }
-
   /**
    * Records the attempt's outcome in the breaker, consuming the permission.
    *
    * @param healthy whether the answer shows a healthy server
    * @param cause what to record as the error when not healthy
    */
-  void record(boolean healthy, Throwable cause) {
+  final void record(boolean healthy, Throwable cause) {
     if (!breakerHeld) {
       return;
     }
     breakerHeld = false;
-    long nanos = System.nanoTime() - breakerStartNanos;
+    TargetCircuitBreakers.Target target = target();
+    long nanos = Math.max(0, clock().nanoTime() - startNanos());
     if (healthy) {
       target.breaker().onSuccess(nanos, TimeUnit.NANOSECONDS);
     } else {
@@ -160,15 +167,17 @@ public final class AttemptPermits {
    * the bulkhead permit, and a limit permit whose answer was not recorded (as saying nothing of
    * the load). Idempotent.
    */
-  void releaseAll() {
-    recordLoad(Load.IGNORED);
+  final void releaseAll() {
+    if (limit != null) {
+      recordLoad(Load.IGNORED);
+    }
     if (breakerHeld) {
       breakerHeld = false;
-      target.breaker().releasePermission();
+      target().breaker().releasePermission();
     }
     if (bulkheadHeld) {
       bulkheadHeld = false;
-      bulkhead.release();
+      bulkhead().release();
     }
   }
 }

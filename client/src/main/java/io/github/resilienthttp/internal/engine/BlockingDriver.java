@@ -45,14 +45,14 @@ public final class BlockingDriver {
     Response response;
     try {
       response = attemptUntilFinal(loop, attempts);
-      if (!loop.op.claimReturn()) {
+      if (!loop.claimReturn()) {
         // A cancel came before the response was handed over: the operation ends as cancelled.
         RetryLoop.closeQuietly(response);
         throw loop.canceledFailure();
       }
     } catch (IOException | RuntimeException | Error e) {
       // No body will be read: the deadline's backstop can forget the operation.
-      loop.op.endWithoutResponse();
+      loop.endWithoutResponse();
       try {
         loop.ended(null, e);
       } catch (RuntimeException | Error reportFailure) {
@@ -73,8 +73,8 @@ public final class BlockingDriver {
   }
 
   private static Response attemptUntilFinal(RetryLoop loop, Attempts attempts) throws IOException {
-    ClientRuntime client = loop.client;
-    Execution op = loop.op;
+    ClientRuntime client = loop.runtime();
+    Execution op = loop;
     while (true) {
       Response result;
       try {
@@ -94,12 +94,18 @@ public final class BlockingDriver {
       if (result != null) {
         return result;
       }
-      try {
-        // cancel() completes the signal: the wait ends at once and the next beforeAttempt stops.
-        client.timeSource().sleep(loop.retryDelay(), op.cancelSignal());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw loop.interrupted();
+      // Registered while it waits, so that a close wakes it; on a closed client it does not wait,
+      // and the next beforeAttempt ends the operation.
+      if (loop.enterWait()) {
+        try {
+          // cancel() completes the signal: the wait ends at once and the next beforeAttempt stops.
+          client.timeSource().sleep(loop.retryDelay(), op.cancelSignal());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw loop.interrupted();
+        } finally {
+          loop.exitWait();
+        }
       }
     }
   }

@@ -1,19 +1,31 @@
 package io.github.resilienthttp.internal.engine;
 
-import io.github.resilienthttp.ResilientHttpException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import okhttp3.Call;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Whether a client is open, and what runs on it: every run of attempts, plain call and 202 wait
- * {@linkplain #enter enters} before it starts and {@linkplain #exit exits} when it ends, so that
- * {@link #close(boolean)} reaches each of them. Closing is one-way: open, then closed (running work
- * may finish its current attempt), then closed now (running work is cancelled); each step once.
- * Thread-safe: a lock-free set and a state word. Not API.
+ * Whether a client is open, and what waits on it. Closing is one-way: open, then closed (running
+ * work may finish its current attempt), then closed now (running work is cancelled); each step
+ * once. Thread-safe: a lock-free set and a state word. Not API.
+ *
+ * <p>A close must reach two kinds of work, found in two places, so that a healthy call registers
+ * nowhere on its way:
+ *
+ * <ul>
+ *   <li>Work that <em>waits</em> (a backoff, a bulkhead or rate-limit wait, a scheduled retry) is
+ *       registered here while it waits ({@link #enterWait}), and runs with steps (the 202 wait, an
+ *       outcome query, the outbox exit) or hedges for their whole life ({@link #enter}): a close
+ *       wakes them, and they end with the close's failure.
+ *   <li>Attempts <em>in flight</em> are the deadline watchdog's (it watches every attempt's call
+ *       until its operation is done): {@code closeNow()} cancels them through it
+ *       ({@code ClientRuntime.close}). An attempt that starts as the client closes either is seen
+ *       there or sees {@link #isClosedNow()} after it joined the watchdog, and cancels itself.
+ * </ul>
+ *
+ * <p>Every start checks {@link #isClosed()}, so nothing new starts on a closed client.
  */
 public final class ClientLifecycle {
   private static final Logger log = LoggerFactory.getLogger(ClientLifecycle.class);
@@ -42,6 +54,30 @@ public final class ClientLifecycle {
     return state.get() != OPEN;
   }
 
+  /** {@return whether the client was closed now: work in flight is cancelled} */
+  public boolean isClosedNow() {
+    return state.get() == CLOSED_NOW;
+  }
+
+  /**
+   * Registers {@code s} while it waits, unless the client is closed (then it must not wait: the
+   * check after the wait ends it). {@link #exit} it when the wait is over.
+   *
+   * @return whether {@code s} is registered; {@code false} when the client is closed
+   */
+  public boolean enterWait(Stoppable s) {
+    if (isClosed()) {
+      return false;
+    }
+    running.add(s);
+    // Checked again after adding, as in enter().
+    if (isClosed()) {
+      running.remove(s);
+      return false;
+    }
+    return true;
+  }
+
   /**
    * Registers {@code s} before it starts.
    *
@@ -63,33 +99,6 @@ public final class ClientLifecycle {
   /** Forgets {@code s}, which ended; idempotent. */
   public void exit(Stoppable s) {
     running.remove(s);
-  }
-
-  /**
-   * Registers a plain call on {@code ResilientHttpClient.okHttpClient()}, running as {@code op}.
-   *
-   * @return what to {@link #exit} when the call's attempts ended
-   * @throws ResilientHttpException (reason {@value #REASON}) when the client is closed: nothing is
-   *     sent. An {@code IOException} rather than {@code IllegalStateException}: OkHttp expects
-   *     interceptors to throw {@code IOException}, and passes anything else to its dispatcher
-   *     thread's uncaught-exception handler for {@code enqueue}d calls.
-   */
-  public Stoppable enterPlainCall(Execution op, Call call) throws ResilientHttpException {
-    Stoppable s = now -> {
-      if (now) {
-        op.cancel();
-        call.cancel();
-      } else {
-        op.cancelSignal().complete(null); // wakes its backoff or bulkhead wait; no new attempt
-      }
-    };
-    try {
-      enter(s);
-    } catch (IllegalStateException e) {
-      throw new ResilientHttpException("client closed: no new calls (nothing was sent)",
-          op.key(), op.spec().keySent(), 0, REASON, e);
-    }
-    return s;
   }
 
   /**
@@ -118,7 +127,7 @@ public final class ClientLifecycle {
     return true;
   }
 
-  /** {@return how many runs, plain calls and waits are registered now (for tests)} */
+  /** {@return how many runs and waits are registered now (for tests)} */
   public int runningCount() {
     return running.size();
   }

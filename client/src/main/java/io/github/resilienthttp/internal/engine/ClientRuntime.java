@@ -62,6 +62,7 @@ public final class ClientRuntime {
   /** The same, with {@link AttemptSetupInterceptor}: for attempts whose timeouts must shrink. */
   private final OkHttpClient forShrunkAttempts;
   private final boolean attemptTimeoutSet;
+  private final long deadlineNanos;
   /** The wrapped client's longest connect, read or write timeout; MAX_VALUE when one is 0. */
   private final long longestTimeoutNanos;
   private final ScheduledExecutorService userScheduler;
@@ -117,6 +118,7 @@ public final class ClientRuntime {
     shrunk.interceptors().add(0, new AttemptSetupInterceptor());
     this.forShrunkAttempts = shrunk.build();
     this.attemptTimeoutSet = retryPolicy.attemptTimeout().isPresent();
+    this.deadlineNanos = DurationMath.toNanos(retryPolicy.deadline());
     this.longestTimeoutNanos = longestTimeoutNanos(wrapped);
   }
 
@@ -171,7 +173,7 @@ public final class ClientRuntime {
    */
   private OkHttpClient.Builder withWatchdogListener(OkHttpClient.Builder builder) {
     EventListener.Factory userListeners = wrapped.eventListenerFactory();
-    EventListener sdkListeners = deadlineWatchdog.listener().plus(WireListener.INSTANCE);
+    EventListener sdkListeners = new WireListener(deadlineWatchdog);
     return builder.eventListenerFactory(call -> {
       EventListener user = userListeners.create(call);
       return user == EventListener.NONE ? sdkListeners : sdkListeners.plus(user);
@@ -184,6 +186,11 @@ public final class ClientRuntime {
 
   public OkHttpClient forOperations() {
     return forOperations;
+  }
+
+  /** The client's retry policy's deadline, in nanoseconds (converted once). */
+  long deadlineNanos() {
+    return deadlineNanos;
   }
 
   public RetryPolicy retryPolicy() {
@@ -354,6 +361,17 @@ public final class ClientRuntime {
   public void close(boolean now) {
     if (!lifecycle.close(now)) {
       return;
+    }
+    if (now) {
+      // Attempts in flight registered nowhere: the watchdog watches each of their calls.
+      for (Execution op : deadlineWatchdog.watchedOperations()) {
+        try {
+          op.closeNow();
+        } catch (RuntimeException e) { // NOPMD: user code (EventListener.canceled) runs; go on
+          org.slf4j.LoggerFactory.getLogger(ClientRuntime.class).error(
+              "closing the client: stopping {} threw; the close goes on", op, e);
+        }
+      }
     }
     ScheduledExecutorService s;
     synchronized (this) {

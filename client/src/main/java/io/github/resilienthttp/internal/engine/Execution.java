@@ -1,9 +1,7 @@
 package io.github.resilienthttp.internal.engine;
 
 import io.github.resilienthttp.AttemptKind;
-import io.github.resilienthttp.IdempotencyKeyPolicy;
 import io.github.resilienthttp.OperationInfo;
-import io.github.resilienthttp.OperationOptions;
 import io.github.resilienthttp.ResponseClassifier;
 import io.github.resilienthttp.RetryPolicy;
 import io.github.resilienthttp.internal.deadline.WatchEntry;
@@ -19,20 +17,35 @@ import okhttp3.Call;
 import okhttp3.Request;
 
 /**
- * The running state of one operation: its key (made on first use), attempt and network-request
- * counters, the cancel flag and signal, whether it ended, and the deadline watchdog's links. What
- * the operation is, fixed when it starts, is its {@link #spec()} ({@link OperationSpec}); each
- * attempt's own state is its {@link Attempt}. A plain call on
- * {@code ResilientHttpClient.okHttpClient()} carries this as its call tag (its attempts share the
- * call); the attempts of {@code execute()}, {@code executeAsync()} and hedges carry their
- * {@link Attempt}, which points here. Thread-safe: counters are read by the caller while OkHttp's
- * threads write. Not API.
+ * The running state of one operation: what it is ({@link OperationSpec}, fixed by
+ * {@link #define}), its key (made on first use), attempt and network-request counters, the cancel
+ * flag and signal, whether it ended, and the deadline watchdog's links. Each attempt's own state is
+ * its {@link Attempt}. A plain call on {@code ResilientHttpClient.okHttpClient()} carries this as
+ * its call tag (its attempts share the call); the attempts of {@code execute()},
+ * {@code executeAsync()} and hedges carry their {@link Attempt}, which points here.
+ *
+ * <p>It is the base of the one engine object an operation has ({@link Failures}, then
+ * {@link RetryLoop}, then {@link Run} extend it), so that a healthy call allocates one object for
+ * all of them: each class keeps one idea, the operation keeps one header. Thread-safe: counters are
+ * read by the caller while OkHttp's threads write; what {@link #define} sets is written once,
+ * before the first attempt, and published by the attempt's start. Not API.
  */
-public final class Execution extends WatchEntry<Execution>
-    implements Supplier<String>, Function0<Execution> {
+public abstract class Execution extends WatchEntry<Execution>
+    implements OperationSpec, Supplier<String>, Function0<Execution> {
   private final ClientRuntime client;
-  /** What the operation is: fixed when it starts. */
-  private final OperationSpec spec;
+  // What the operation is (OperationSpec): written once by define(), before the first attempt.
+  /** The request every attempt sends: stamped with the key once, for all of them. */
+  private Request request;
+  private RetryPolicy retryPolicy;
+  private ResponseClassifier classifier;
+  private boolean keySent;
+  private boolean idempotent;
+  private boolean passThrough;
+  /** Whether this is a plain call's operation, whose one OkHttp call is {@link #watchedCall}. */
+  private boolean plain;
+  private long startNanos;
+  private long deadlineNanos;
+  private long realDeadlineNanos;
   /** Null until needed when the key is not sent: most GETs never need one. */
   private volatile String key;
   /**
@@ -61,15 +74,13 @@ public final class Execution extends WatchEntry<Execution>
    * {@link AttemptKind#POLL} / {@link AttemptKind#QUERY} for the GETs an asynchronous operation's
    * waiter sends. Set once, before the first attempt.
    */
-  private volatile AttemptKind firstAttemptKind = AttemptKind.FIRST;
+  private AttemptKind firstAttemptKind = AttemptKind.FIRST;
   /** {@link #RUNNING}, then {@link #CANCELED} or {@link #RETURNED}, whichever comes first. */
   private volatile int outcome;
   private static final int RUNNING = 0;
   private static final int CANCELED = 1;
   private static final int RETURNED = 2;
   private volatile CompletableFuture<Void> cancelSignal;
-  /** The one OkHttp call of a plain call: cancelling it cancels the operation. */
-  private volatile Call plainCall;
   private volatile boolean ended;
   /** The latest attempt: a plain call's attempts are found here (they share one OkHttp call). */
   private volatile Attempt currentAttempt;
@@ -79,6 +90,10 @@ public final class Execution extends WatchEntry<Execution>
   private static final VarHandle ATTEMPTS;
   private static final VarHandle NETWORK_REQUESTS;
   private static final VarHandle OUTCOME;
+  private static final VarHandle CURRENT_ATTEMPT;
+  private static final VarHandle ENDED;
+  private static final VarHandle KEY;
+  private static final VarHandle WATCHED_CALL;
 
   static {
     try {
@@ -86,80 +101,131 @@ public final class Execution extends WatchEntry<Execution>
       OUTCOME = lookup.findVarHandle(Execution.class, "outcome", int.class);
       ATTEMPTS = lookup.findVarHandle(Execution.class, "attempts", int.class);
       NETWORK_REQUESTS = lookup.findVarHandle(Execution.class, "networkRequests", int.class);
+      CURRENT_ATTEMPT = lookup.findVarHandle(Execution.class, "currentAttempt", Attempt.class);
+      ENDED = lookup.findVarHandle(Execution.class, "ended", boolean.class);
+      KEY = lookup.findVarHandle(Execution.class, "key", String.class);
+      WATCHED_CALL = lookup.findVarHandle(Execution.class, "watchedCall", Call.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
   }
 
-  Execution(ClientRuntime client, String key, OperationSpec spec) {
+  Execution(ClientRuntime client) {
     this.client = client;
-    this.key = key;
-    this.spec = spec;
   }
 
   /**
-   * The context of a plain OkHttp call on {@code ResilientHttpClient.okHttpClient()}, with the
-   * settings of its {@link OperationOptions} tag if any. A key header the caller already put on the
-   * request is kept exactly as it is.
+   * Fixes what the operation is, once, before its first attempt: the request (stamped here with
+   * the key when the operation sends one, so that every attempt carries the same key), the key
+   * (or {@code null}: made on first use), the deadline from now ({@code null}: the policy's), and
+   * the retry policy and classifier ({@code null}: the client's).
    */
-  public static Execution forPlainCall(ClientRuntime client, Request request) {
-    OperationOptions options = request.tag(OperationOptions.class);
-    if (options != null && options.isPassThrough()) {
-      return create(client, request, null, false, null, true);
-    }
-    IdempotencyKeyPolicy policy = client.idempotencyKeyPolicy();
-    String header = policy.keyFromHeader(request.header(policy.headerName()));
-    String callerKey = options == null ? null : options.idempotencyKey();
-    if (header != null && callerKey != null && !header.equals(callerKey)) {
-      throw new IllegalArgumentException("the request carries " + policy.headerName()
-          + " and an OperationOptions key that differ");
-    }
-    String key = header != null ? IdempotencyKeyPolicy.validateKey(header) : callerKey;
-    boolean keySent = KeyDecision.keySent(header != null,
-        options == null ? null : options.sendIdempotencyKey(), callerKey != null, policy,
-        request.method());
-    return create(client, request, key, keySent,
-        options == null ? null : options.deadline(), false);
-  }
-
-  /** The context of a new operation, for {@code Operation} and for plain OkHttp calls. */
-  public static Execution create(ClientRuntime client, Request request, String key,
-      boolean keySent, Duration deadline, boolean passThrough) {
-    return create(client, request, key, keySent, deadline, passThrough, null, null);
-  }
-
-  /**
-   * The context of a new operation with its own retry policy and classifier ({@code null}: the
-   * client's). The deadline, when not given, is the policy's.
-   */
-  public static Execution create(ClientRuntime client, Request request, String key,
-      boolean keySent, Duration deadline, boolean passThrough, RetryPolicy retryPolicy,
-      ResponseClassifier classifier) {
-    boolean idempotent = KeyDecision.idempotent(keySent, request.method());
+  void define(Request request, String key, boolean keySent, Duration deadline,
+      boolean passThrough, RetryPolicy retryPolicy, ResponseClassifier classifier) {
     RetryPolicy policy = retryPolicy != null ? retryPolicy : client.retryPolicy();
-    Duration d = deadline != null ? deadline : policy.deadline();
-    long now = client.timeSource().nanoTime();
-    long duration = DurationMath.toNanos(d);
-    long realNow = client.systemTime() ? now : System.nanoTime();
-    return new Execution(client, key, new OperationSpec(request.method(),
-        request.url().host(), keySent, idempotent, passThrough, now, duration, now + duration,
-        realNow + duration, policy, classifier != null ? classifier : client.classifier()));
-  }
-
-  /** The request with this operation's key header, when the operation sends one. */
-  public Request stamp(Request request) {
-    if (!spec.keySent() || spec.passThrough()) {
-      return request;
+    this.retryPolicy = policy;
+    this.classifier = classifier != null ? classifier : client.classifier();
+    this.keySent = keySent;
+    this.idempotent = KeyDecision.idempotent(keySent, request.method());
+    this.passThrough = passThrough;
+    if (key != null) {
+      this.key = key;
     }
-    return client.idempotencyKeyPolicy().withKey(request, key());
+    long duration = deadline != null ? DurationMath.toNanos(deadline)
+        : policy == client.retryPolicy() ? client.deadlineNanos()
+        : DurationMath.toNanos(policy.deadline());
+    startClock(client.timeSource().nanoTime(), duration);
+    this.request = keySent && !passThrough
+        ? client.idempotencyKeyPolicy().withKey(request, key()) : request;
   }
 
-  long remainingNanos() {
-    return spec.deadlineNanos() - client.timeSource().nanoTime();
+  /** Starts the one deadline of a run that has no attempts of its own (a resumed wait). */
+  final void defineDeadline(long durationNanos) {
+    startClock(client.timeSource().nanoTime(), durationNanos);
   }
 
-  long elapsedNanos() {
-    return client.timeSource().nanoTime() - spec.startNanos();
+  private void startClock(long now, long durationNanos) {
+    this.startNanos = now;
+    this.deadlineNanos = now + durationNanos;
+    this.realDeadlineNanos = client.systemTime() ? deadlineNanos : System.nanoTime() + durationNanos;
+  }
+
+  /** Marks this as a plain call's operation, before its first attempt. */
+  final void plain() {
+    this.plain = true;
+  }
+
+  /** The request every attempt sends, stamped with the key when the operation sends one. */
+  public final Request request() {
+    return request;
+  }
+
+  @Override
+  public final String method() {
+    return request.method();
+  }
+
+  @Override
+  public final String host() {
+    return request.url().host();
+  }
+
+  @Override
+  public final boolean keySent() {
+    return keySent;
+  }
+
+  @Override
+  public final boolean idempotent() {
+    return idempotent;
+  }
+
+  @Override
+  public final boolean passThrough() {
+    return passThrough;
+  }
+
+  @Override
+  public final long startNanos() {
+    return startNanos;
+  }
+
+  @Override
+  public final long deadlineDurationNanos() {
+    return deadlineNanos - startNanos;
+  }
+
+  @Override
+  public final long deadlineNanos() {
+    return deadlineNanos;
+  }
+
+  @Override
+  public final long realDeadlineNanos() {
+    return realDeadlineNanos;
+  }
+
+  @Override
+  public final RetryPolicy retryPolicy() {
+    return retryPolicy;
+  }
+
+  @Override
+  public final ResponseClassifier classifier() {
+    return classifier;
+  }
+
+  /**
+   * The time left before the deadline, in the client's {@code TimeSource}; negative once it passed.
+   *
+   * @return nanoseconds left
+   */
+  public final long remainingNanos() {
+    return deadlineNanos - client.timeSource().nanoTime();
+  }
+
+  final long elapsedNanos() {
+    return client.timeSource().nanoTime() - startNanos;
   }
 
   /**
@@ -167,18 +233,26 @@ public final class Execution extends WatchEntry<Execution>
    * {@link ClientRuntime#attemptClient} picks (which has no call timeout: the deadline replaces
    * it), tagged with the attempt, and watched for the deadline.
    */
-  public Call newAttemptCall(Attempt attempt, Request request) {
+  public final Call newAttemptCall(Attempt attempt, Request request) {
     Call call = client.attemptClient(attempt.remainingNanos()).newCall(request);
     call.tag(Attempt.TAG, attempt);
     attempt.call(call);
-    watchedCallEnded = false;
-    watchedCall = call;
+    if (watchedCallEnded) {
+      watchedCallEnded = false;
+    }
+    WATCHED_CALL.setRelease(this, call);
     // Checked after the call is set: a watchdog that dropped the operation (its deadline passed in
     // real time, while this attempt was being set up) either saw this call and stopped it, or is
-    // told again here (watch() marks it watched), so no attempt ever runs unwatched.
-    if (!isWatched()) {
-      client.deadlineWatchdog().watch(this);
+    // told again here (watch() marks it watched), so no attempt ever runs unwatched. An operation
+    // not watched yet (its first attempt) joins, whose compare-and-set orders the write above; one
+    // already watched needs the fence between the write and the check.
+    if (isWatched()) {
+      VarHandle.fullFence();
+      if (isWatched()) {
+        return call;
+      }
     }
+    client.deadlineWatchdog().watch(this);
     return call;
   }
 
@@ -187,7 +261,7 @@ public final class Execution extends WatchEntry<Execution>
    * is not the latest copy, so that the deadline still bounds reading the winner's body. A loser's
    * end is then ignored (it is not the watched call).
    */
-  void watchWinner(Call call) {
+  final void watchWinner(Call call) {
     watchedCall = call;
     watchedCallEnded = false;
   }
@@ -196,8 +270,7 @@ public final class Execution extends WatchEntry<Execution>
    * Watches the one OkHttp call of a plain call for the deadline; its attempts are the chain's
    * proceeds, so the call is the same for all of them.
    */
-  public void watchPlainCall(Call call) {
-    plainCall = call;
+  public final void watchPlainCall(Call call) {
     watchedCallEnded = false;
     watchedCall = call;
     if (call.isCanceled()) {
@@ -209,37 +282,32 @@ public final class Execution extends WatchEntry<Execution>
   }
 
   /** The client runtime this operation runs on. */
-  public ClientRuntime runtime() {
+  public final ClientRuntime runtime() {
     return client;
   }
 
-  /** What the operation is: fixed when it starts. */
-  public OperationSpec spec() {
-    return spec;
-  }
-
   /** The call the deadline's backstop watches for this operation, or null. */
-  public Call watchedCall() {
+  public final Call watchedCall() {
     return watchedCall;
   }
 
   /** The one OkHttp call of a plain call, or null for {@code execute()} and its siblings. */
-  public Call plainCall() {
-    return plainCall;
+  public final Call plainCall() {
+    return plain ? watchedCall : null;
   }
 
   /**
    * Records that OkHttp reported {@code call} ended ({@code callEnd} or {@code callFailed}), when
    * it is the watched call; a loser's or an earlier attempt's end is ignored.
    */
-  public void watchedCallEnded(Call call) {
+  public final void watchedCallEnded(Call call) {
     if (watchedCall == call) {
       watchedCallEnded = true;
     }
   }
 
   /** Records that the operation ended without a response: no body will be read. */
-  public void endWithoutResponse() {
+  public final void endWithoutResponse() {
     endedWithoutResponse = true;
   }
 
@@ -247,27 +315,34 @@ public final class Execution extends WatchEntry<Execution>
    * Whether the deadline's backstop can forget this operation: it ended, and either had no response
    * or OkHttp reported its last call ended (the body was read or closed).
    */
-  public boolean callDone() {
+  public final boolean callDone() {
     return endedWithoutResponse || (watchedCallEnded && ended);
   }
+
+  /**
+   * The client closes now ({@code closeNow()}): the operation stops, as {@link Run#clientClosing}
+   * says. The deadline watchdog knows every operation with an attempt in flight, so the close
+   * reaches them through it, and no operation registers with the client's lifecycle on its way.
+   */
+  public abstract void closeNow();
 
   /**
    * This operation as the value of a call tag, for {@code call.tag(Execution.TAG, ..)}: the
    * operation itself (it is its own {@link Function0}), so that no tag value is made per operation.
    */
-  public Function0<Execution> asTag() {
+  public final Function0<Execution> asTag() {
     return this;
   }
 
   /** {@return this operation}: the value of its call tags (see {@link #asTag()}). */
   @Override
-  public Execution invoke() {
+  public final Execution invoke() {
     return this;
   }
 
   /** True once the deadline has passed in real time, i.e. the backstop may have fired. */
-  boolean realDeadlinePassed() {
-    return System.nanoTime() - spec.realDeadlineNanos() >= 0;
+  final boolean realDeadlinePassed() {
+    return System.nanoTime() - realDeadlineNanos >= 0;
   }
 
   /**
@@ -277,7 +352,7 @@ public final class Execution extends WatchEntry<Execution>
    * @return whether the operation is cancelled (now or before); {@code false} when its response
    *     was returned, whose call must then be left alone (the caller may be reading its body)
    */
-  public boolean cancel() {
+  public final boolean cancel() {
     if (!OUTCOME.compareAndSet(this, RUNNING, CANCELED) && outcome != CANCELED) {
       return false;
     }
@@ -294,7 +369,7 @@ public final class Execution extends WatchEntry<Execution>
    * @return {@code false} when a cancel came first: the driver closes the response and the
    *     operation ends as cancelled
    */
-  boolean claimReturn() {
+  final boolean claimReturn() {
     return OUTCOME.compareAndSet(this, RUNNING, RETURNED) || outcome == RETURNED;
   }
 
@@ -303,7 +378,7 @@ public final class Execution extends WatchEntry<Execution>
    * besides its own time, so that {@link #cancel()} wakes it at once. Made on first use, so an
    * operation that never waits allocates none.
    */
-  CompletableFuture<Void> cancelSignal() {
+  final CompletableFuture<Void> cancelSignal() {
     CompletableFuture<Void> signal = cancelSignal;
     if (signal == null) {
       synchronized (this) {
@@ -321,7 +396,7 @@ public final class Execution extends WatchEntry<Execution>
     return signal;
   }
 
-  public boolean isCanceled() {
+  public final boolean isCanceled() {
     return outcome == CANCELED;
   }
 
@@ -330,35 +405,38 @@ public final class Execution extends WatchEntry<Execution>
    * {@link AttemptKind#RETRY} for a re-send) instead of {@link AttemptKind#FIRST}; before it
    * starts.
    */
-  public void firstAttemptKind(AttemptKind kind) {
+  public final void firstAttemptKind(AttemptKind kind) {
     this.firstAttemptKind = kind;
   }
 
-  AttemptKind firstAttemptKind() {
+  final AttemptKind firstAttemptKind() {
     return firstAttemptKind;
   }
 
   /** Marks the operation as ended: from now on, cancelling it changes nothing. */
-  public void end() {
-    ended = true;
+  public final void end() {
+    ENDED.setRelease(this, true); // the watchdog reads it; a late read only delays forgetting
   }
 
-  public boolean isEnded() {
+  public final boolean isEnded() {
     return ended;
   }
 
   /**
-   * Starts an attempt: counts it and makes it the current one.
+   * Starts an attempt: numbers and counts it and makes it the current one.
    *
+   * @param attempt the attempt, with its permits taken
    * @param kind why it is sent
-   * @param remainingNanos the time left before the deadline
-   * @param permits the permits it holds
+   * @param startNanos when it starts, in the client's {@code TimeSource}
    * @return the attempt
    */
-  public Attempt startAttempt(AttemptKind kind, long remainingNanos, AttemptPermits permits) {
-    int number = (int) ATTEMPTS.getAndAdd(this, 1) + 1;
-    Attempt attempt = new Attempt(this, number, kind, remainingNanos, permits);
-    currentAttempt = attempt;
+  public final Attempt countAttempt(Attempt attempt, AttemptKind kind, long startNanos) {
+    // Counted without an atomic add: attempts start one at a time (a sequential driver's steps
+    // follow each other; the hedging driver starts its copies under its lock).
+    int number = attempts + 1;
+    ATTEMPTS.setRelease(this, number);
+    attempt.start(number, kind, startNanos);
+    CURRENT_ATTEMPT.setRelease(this, attempt); // read by getters and a plain call's interceptors
     return attempt;
   }
 
@@ -373,36 +451,38 @@ public final class Execution extends WatchEntry<Execution>
   }
 
   /** The latest attempt, or {@code null} before the first. */
-  public Attempt currentAttempt() {
+  public final Attempt currentAttempt() {
     return currentAttempt;
   }
 
-  public int attempts() {
+  public final int attempts() {
     return attempts;
   }
 
   /** Counts a request about to be written, of any of this operation's attempts. */
-  void networkRequestStarted() {
+  final void networkRequestStarted() {
     NETWORK_REQUESTS.getAndAdd(this, 1);
   }
 
-  public int networkRequests() {
+  public final int networkRequests() {
     return networkRequests;
   }
 
-  /** The operation's key: the given one, or a new random one made on first use. */
-  public String key() {
+  /** The operation's key: the given one, or a new random one made on first use (once). */
+  public final String key() {
     String k = key;
     if (k == null) {
-      synchronized (this) {
-        k = key;
-        if (k == null) {
-          k = client.newKey();
-          key = k;
-        }
+      k = client.newKey();
+      if (!KEY.compareAndSet(this, null, k)) {
+        k = key; // another thread made it first
       }
     }
     return k;
+  }
+
+  /** {@return the key if it was given or made, else {@code null}} (for {@code toString}) */
+  public final String keyIfMade() {
+    return key;
   }
 
   /**
@@ -410,15 +490,15 @@ public final class Execution extends WatchEntry<Execution>
    * on first use.
    */
   @Override
-  public String get() {
+  public final String get() {
     return key();
   }
 
   /** What listeners and logs see of the operation; made on first use. */
-  OperationInfo info() {
+  final OperationInfo info() {
     OperationInfo i = info;
     if (i == null) {
-      i = new OperationInfo(key(), spec.keySent(), spec.idempotent(), spec.method(), spec.host());
+      i = new OperationInfo(key(), keySent, idempotent, method(), host());
       info = i; // a benign race: equal values
     }
     return i;

@@ -35,12 +35,11 @@ import okhttp3.Response;
  * or a permanent failure after its request was written. The {@code acted} arguments below carry
  * that last part; every other ending is built with what the run remembers.
  *
- * <p>It is the base class of {@link RetryLoop} (as {@code WatchEntry} is of {@code Execution}), so
- * that this memory costs no object of its own per run. Not thread-safe: the loop's driver calls it,
- * one step at a time. Not API.
+ * <p>It sits between {@link Execution} and {@link RetryLoop} in the chain of classes that make an
+ * operation's one engine object, so that this memory costs no object of its own per run. Not
+ * thread-safe: the loop's driver calls it, one step at a time. Not API.
  */
-abstract class Failures {
-  final Execution op;
+abstract class Failures extends Execution {
   /** The last attempt's failure, or {@code null}: the cause of a later rejection. */
   IOException lastFailure;
   /** The last attempt's status, or -1. */
@@ -51,8 +50,8 @@ abstract class Failures {
    */
   boolean anyMayHaveBeenProcessed;
 
-  Failures(Execution op) {
-    this.op = op;
+  Failures(ClientRuntime client) {
+    super(client);
   }
 
   /** Remembers an attempt's answer for the endings that follow it. */
@@ -66,7 +65,7 @@ abstract class Failures {
    * the server may have acted (an earlier attempt, or the ending one: {@code acted}).
    */
   final OperationFailure.Facts facts(int attempts, String reason, boolean acted) {
-    return new OperationFailure.Facts(op.key(), op.spec().keySent(), attempts, reason,
+    return new OperationFailure.Facts(key(), keySent(), attempts, reason,
         acted || anyMayHaveBeenProcessed);
   }
 
@@ -82,15 +81,15 @@ abstract class Failures {
    *     been processed
    */
   final ResilientHttpException canceled(IOException cause, boolean acted) {
-    if (op.runtime().lifecycle().isClosed()) {
+    if (runtime().lifecycle().isClosed()) {
       // The client's close stopped it: between attempts, or closeNow() cut the one in flight.
       ResilientHttpException closed = new ResilientHttpException(
-          facts(op.attempts(), ClientLifecycle.REASON, acted), "client closed: the operation was"
-          + " stopped after " + op.attempts() + " attempt(s)", cause);
+          facts(attempts(), ClientLifecycle.REASON, acted), "client closed: the operation was"
+          + " stopped after " + attempts() + " attempt(s)", cause);
       return anyMayHaveBeenProcessed || acted
           ? unknownAfter(closed, ClientLifecycle.REASON, cause) : closed;
     }
-    return new ResilientHttpException(facts(op.attempts(), "canceled", acted),
+    return new ResilientHttpException(facts(attempts(), "canceled", acted),
         "operation canceled", cause);
   }
 
@@ -100,7 +99,7 @@ abstract class Failures {
    */
   final IOException dispatcherShutDown(IOException cause, int attempt) {
     ResilientHttpException e = new ResilientHttpException(
-        facts(op.attempts(), DispatcherShutdown.REASON, false), "the wrapped OkHttpClient's"
+        facts(attempts(), DispatcherShutdown.REASON, false), "the wrapped OkHttpClient's"
         + " dispatcher is shut down: its executor rejected attempt " + attempt + ", which was not"
         + " sent (not retried: every retry would be rejected too)", cause);
     return anyMayHaveBeenProcessed ? unknownAfter(e, DispatcherShutdown.REASON, cause) : e;
@@ -108,7 +107,7 @@ abstract class Failures {
 
   /** The user's scheduler refused a wait of the run ({@code what}). */
   final ResilientHttpException schedulerRejected(String what, Throwable cause) {
-    return new ResilientHttpException(facts(op.attempts(), "scheduler-rejected", false),
+    return new ResilientHttpException(facts(attempts(), "scheduler-rejected", false),
         "the scheduler rejected " + what, cause);
   }
 
@@ -128,7 +127,7 @@ abstract class Failures {
    */
   final IOException interrupted(boolean acted) {
     OperationInterruptedException e = new OperationInterruptedException(
-        facts(op.attempts(), "interrupted", acted), lastFailure);
+        facts(attempts(), "interrupted", acted), lastFailure);
     return anyMayHaveBeenProcessed ? unknownAfter(e, "interrupted", lastFailure) : e;
   }
 
@@ -144,21 +143,21 @@ abstract class Failures {
    */
   final DeadlineExceededException deadlineExceeded(String message, IOException cause,
       boolean acted) {
-    return new DeadlineExceededException(facts(op.attempts(), "deadline", acted), message
-        + " (deadline " + TimeUnit.NANOSECONDS.toMillis(op.spec().deadlineDurationNanos())
+    return new DeadlineExceededException(facts(attempts(), "deadline", acted), message
+        + " (deadline " + TimeUnit.NANOSECONDS.toMillis(deadlineDurationNanos())
         + " ms)", cause);
   }
 
   /** The breaker refused the attempt after {@code attempts}, or opened during the last one. */
   final IOException breakerOpen(int attempts, TargetCircuitBreakers.Target target,
       IOException cause) {
-    return unknownIfAnyOutcomeUnknown(new CircuitBreakerOpenException(op.key(),
-        op.spec().keySent(), attempts, target.breaker().getName(), target.waitLeft(), cause));
+    return unknownIfAnyOutcomeUnknown(new CircuitBreakerOpenException(key(),
+        keySent(), attempts, target.breaker().getName(), target.waitLeft(), cause));
   }
 
   /** The breaker refused the next attempt, before it started. */
   final IOException breakerRejected(TargetCircuitBreakers.Target target) {
-    return breakerOpen(op.attempts(), target,
+    return breakerOpen(attempts(), target,
         lastFailure != null ? lastFailure : lastStatusNote(lastStatus));
   }
 
@@ -168,8 +167,8 @@ abstract class Failures {
    * {@link DeadlineExceededException}, caused by the bulkhead's refusal.
    */
   final IOException bulkheadFull(BulkheadGate gate, long waitedNanos, boolean cutByDeadline) {
-    BulkheadFullException full = new BulkheadFullException(op.key(), op.spec().keySent(),
-        op.attempts(), gate.bulkhead().getName(), BulkheadGate.toDuration(waitedNanos),
+    BulkheadFullException full = new BulkheadFullException(key(), keySent(),
+        attempts(), gate.bulkhead().getName(), BulkheadGate.toDuration(waitedNanos),
         lastFailure);
     if (cutByDeadline) {
       return deadlineExceeded("deadline passed while waiting for a bulkhead permit", full);
@@ -180,7 +179,7 @@ abstract class Failures {
   /** The retry budget refused the retry after {@code attempt}. */
   final IOException budgetExhausted(String decision, int attempt, IOException failure) {
     return unknownIfAnyOutcomeUnknown(new RetryBudgetExhaustedException(
-        "retry budget exhausted; not retrying after " + decision, op.key(), op.spec().keySent(),
+        "retry budget exhausted; not retrying after " + decision, key(), keySent(),
         attempt, RetryBudgetExhaustedException.REASON, failure));
   }
 
@@ -200,7 +199,7 @@ abstract class Failures {
     if (anyMayHaveBeenProcessed) {
       return outcomeUnknown(why, message, null, failure, attempt);
     }
-    return new RetriesExhaustedException(message, op.key(), op.spec().keySent(), attempt, why,
+    return new RetriesExhaustedException(message, key(), keySent(), attempt, why,
         failure);
   }
 
@@ -210,7 +209,7 @@ abstract class Failures {
     int status = response == null ? -1 : response.code();
     return new OutcomeUnknownException(
         "outcome unknown" + (status > 0 ? " (status " + status + ")" : "") + ": " + message,
-        op.key(), op.spec().keySent(), attempt, reason, status, failure);
+        key(), keySent(), attempt, reason, status, failure);
   }
 
   /**
@@ -229,8 +228,8 @@ abstract class Failures {
   private OutcomeUnknownException unknownAfter(Throwable stop, String reason, Throwable cause) {
     OutcomeUnknownException unknown = new OutcomeUnknownException("outcome unknown: an earlier"
         + " attempt may have reached the server, and then " + reason + " stopped the"
-        + " operation; query the server or resume with the same key", op.key(),
-        op.spec().keySent(), op.attempts(), reason, lastStatus, cause);
+        + " operation; query the server or resume with the same key", key(),
+        keySent(), attempts(), reason, lastStatus, cause);
     unknown.addSuppressed(stop);
     return unknown;
   }
@@ -252,7 +251,7 @@ abstract class Failures {
     return new OutcomeUnknownAnswerException("outcome unknown (status 409): the answer to the"
         + " retry is about an earlier attempt that may have reached the server (in progress, or a"
         + " replay), and " + why + " stopped the operation; resume with the same key or look the"
-        + " outcome up", op.key(), true, attempts, why, response.code(), response.headers(), body);
+        + " outcome up", key(), true, attempts, why, response.code(), response.headers(), body);
   }
 
   private static IOException lastStatusNote(int lastStatus) {

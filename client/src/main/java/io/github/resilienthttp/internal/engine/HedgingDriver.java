@@ -52,13 +52,13 @@ public final class HedgingDriver implements Callback {
   /** The attempt whose answer won, once one did. */
   private Attempt winner;
 
-  public HedgingDriver(Execution op, Request stampedRequest, HedgingPolicy policy) {
-    this.op = op;
-    this.client = op.runtime();
-    this.loop = new RetryLoop(op, stampedRequest);
+  public HedgingDriver(RetryLoop loop, HedgingPolicy policy) {
+    this.op = loop;
+    this.client = loop.runtime();
+    this.loop = loop;
     this.policy = policy;
-    this.maxCopies = Math.min(1 + policy.maxHedges(), op.spec().retryPolicy().maxAttempts());
-    this.target = TargetCircuitBreakers.targetName(stampedRequest.url());
+    this.maxCopies = Math.min(1 + policy.maxHedges(), loop.retryPolicy().maxAttempts());
+    this.target = TargetCircuitBreakers.targetName(loop.request().url());
   }
 
   /** Starts the operation; never throws: every failure completes the future. */
@@ -226,7 +226,7 @@ public final class HedgingDriver implements Callback {
       refuseQueuedHedge();
       return;
     }
-    AttemptPermits permits = loop.reserveHedge();
+    Attempt permits = loop.reserveHedge();
     if (permits != null) {
       send(loop.startHedge(permits));
     }
@@ -319,10 +319,10 @@ public final class HedgingDriver implements Callback {
       client.latencies().record(target, elapsedSinceStart(a));
     }
     boolean othersInFlight = !inFlight.isEmpty();
-    AttemptPermits next = null;
+    Attempt next = null;
     if (loop.nonFatal(decision)) {
       boolean otherInProgress = othersInFlight && response != null && response.code() == 409
-          && op.spec().keySent();
+          && op.keySent();
       if (copies < maxCopies && !otherInProgress) {
         next = loop.reserveHedge(); // non-fatal: the next copy starts at once
       }
@@ -353,7 +353,7 @@ public final class HedgingDriver implements Callback {
     // Otherwise another copy is in flight: its answer decides.
   }
 
-  private void releaseReserved(AttemptPermits reserved) {
+  private void releaseReserved(Attempt reserved) {
     if (reserved != null) {
       reserved.releaseAll();
       client.retryBudget().refundRetry();
@@ -442,7 +442,7 @@ public final class HedgingDriver implements Callback {
   }
 
   private long startNanos(Attempt a) {
-    return op.spec().deadlineNanos() - a.remainingNanos();
+    return op.deadlineNanos() - a.remainingNanos();
   }
 
   private long elapsedSinceStart(Attempt a) {

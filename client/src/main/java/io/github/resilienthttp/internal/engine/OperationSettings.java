@@ -17,6 +17,7 @@ import java.time.Duration;
  *
  * @param key the key the caller gave (or the request's key header carried), or {@code null}
  * @param keyFromCaller whether {@code key} came from the caller (and so is sent)
+ * @param keyInHeader whether the request carries the key header (then the key is sent as it is)
  * @param sendKey the caller's choice to send the key, or {@code null} for the client's policy
  * @param deadline the operation's own deadline, or {@code null} for its retry policy's
  * @param hedging the operation's own hedging (when {@code hedgingSet}; {@code null}: none)
@@ -27,7 +28,8 @@ import java.time.Duration;
  * @param retryPolicy the operation's own retry policy, or {@code null}
  * @param classifier the operation's own classifier, or {@code null}
  */
-public record OperationSettings(String key, boolean keyFromCaller, Boolean sendKey,
+public record OperationSettings(String key, boolean keyFromCaller, boolean keyInHeader,
+    Boolean sendKey,
     Duration deadline, HedgingPolicy hedging, boolean hedgingSet, Outbox outbox,
     OutcomeQueryPolicy outcomeQuery, AttemptKind firstKind, RetryPolicy retryPolicy,
     ResponseClassifier classifier) {
@@ -48,6 +50,7 @@ public record OperationSettings(String key, boolean keyFromCaller, Boolean sendK
   public static final class Builder {
     private String key;
     private boolean keyFromCaller;
+    private boolean keyInHeader;
     private Boolean sendKey;
     private Duration deadline;
     private HedgingPolicy hedging;
@@ -62,6 +65,13 @@ public record OperationSettings(String key, boolean keyFromCaller, Boolean sendK
     public Builder key(String key) {
       this.key = key;
       this.keyFromCaller = true;
+      return this;
+    }
+
+    /** The key the request's key header carries: sent as it is. */
+    public Builder keyInHeader(String key) {
+      key(key);
+      this.keyInHeader = true;
       return this;
     }
 
@@ -121,7 +131,8 @@ public record OperationSettings(String key, boolean keyFromCaller, Boolean sendK
 
     /** The settings, immutable. */
     public OperationSettings build() {
-      return new OperationSettings(key, keyFromCaller, sendKey, deadline, hedging, hedgingSet,
+      return new OperationSettings(key, keyFromCaller, keyInHeader, sendKey, deadline, hedging,
+          hedgingSet,
           outbox, outcomeQuery, firstKind, retryPolicy, classifier);
     }
   }

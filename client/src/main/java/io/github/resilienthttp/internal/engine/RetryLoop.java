@@ -11,6 +11,7 @@ import io.github.resilienthttp.OperationResult;
 import io.github.resilienthttp.OutcomeUnknownException;
 import io.github.resilienthttp.ResilientHttpException;
 import io.github.resilienthttp.RetryBudgetExhaustedException;
+import io.github.resilienthttp.ResponseClassifier;
 import io.github.resilienthttp.RetryPolicy;
 import io.github.resilienthttp.internal.classify.AnswerInContext;
 import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
@@ -42,23 +43,21 @@ import org.slf4j.LoggerFactory;
  * <p>Not thread-safe: one driver calls it, one step at a time (the async driver's steps may run on
  * different threads, one after the other). Not API.
  */
-public final class RetryLoop extends Failures {
+public abstract class RetryLoop extends Failures implements ClientLifecycle.Stoppable {
   private static final Logger log = LoggerFactory.getLogger(RetryLoop.class);
 
-  public final ClientRuntime client;
-  private final Request request;
-  private final boolean oneShot;
-  private final TargetCircuitBreakers.Target target;
+  // Set by define(), before the first attempt.
+  private boolean oneShot;
+  private TargetCircuitBreakers.Target target;
   /** The target's adaptive overload state ({@link Admission}), or {@code null} when all are off. */
-  private final io.github.resilienthttp.internal.guard.TargetOverload.Target overload;
-  /** The attempt in flight (or the last one). */
+  private io.github.resilienthttp.internal.guard.TargetOverload.Target overload;
+  /**
+   * The attempt being set up (its permits being taken), in flight, or the last one; the permits it
+   * holds are released by the drivers' finally.
+   */
   private Attempt current;
-  private int attempt;
   /** After {@link #afterAttempt} returned {@code null}: the wait before the next attempt. */
   private Duration retryDelay;
-  private long attemptStart;
-  /** The permits of the attempt being set up or in flight; released by the drivers' finally. */
-  private AttemptPermits permits;
   /** A budget token was taken for a retry that has not started yet: refunded if it never does. */
   private boolean retryTokenHeld;
   /** Why the last hedge could not start. */
@@ -70,15 +69,51 @@ public final class RetryLoop extends Failures {
   /** Whether operationStarted was reported. */
   private boolean startReported;
 
-  public RetryLoop(Execution op, Request request) {
-    super(op);
-    this.client = op.runtime();
-    this.request = request;
+  RetryLoop(ClientRuntime client) {
+    super(client);
+  }
+
+  /** Fixes what the operation is ({@link Execution#define}) and finds its target's state. */
+  @Override
+  void define(Request request, String key, boolean keySent, Duration deadline,
+      boolean passThrough, RetryPolicy retryPolicy, ResponseClassifier classifier) {
+    super.define(request, key, keySent, deadline, passThrough, retryPolicy, classifier);
+    ClientRuntime client = runtime();
     // A body above the policy's replay bound is sent once, like a one-shot body (RetryPolicy).
-    this.oneShot = sentOnce(request, op.spec().retryPolicy());
-    this.target = client.circuitBreakers() == null
-        ? null : client.circuitBreakers().forUrl(request.url());
-    this.overload = client.overload() == null ? null : client.overload().forUrl(request.url());
+    this.oneShot = sentOnce(request, retryPolicy());
+    this.target = runtime().circuitBreakers() == null
+        ? null : runtime().circuitBreakers().forUrl(request.url());
+    this.overload = runtime().overload() == null ? null : runtime().overload().forUrl(request.url());
+  }
+
+  /** The target's circuit breaker state, or {@code null} without breakers. */
+  final TargetCircuitBreakers.Target target() {
+    return target;
+  }
+
+  /**
+   * Whether the operation is registered with the client's lifecycle for its whole run (see
+   * {@link Run}); otherwise it registers only while it waits ({@link #enterWait()}).
+   */
+  abstract boolean registeredForLife();
+
+  /**
+   * Registers the operation with the client's lifecycle while it waits (a backoff, a bulkhead or
+   * rate-limit wait, a scheduled retry), so that a close wakes it; {@link #exitWait()} after.
+   *
+   * @return {@code false} when the client is closed: the operation must not wait (the check after
+   *     the wait ends it)
+   */
+  final boolean enterWait() {
+    ClientLifecycle lifecycle = runtime().lifecycle();
+    return registeredForLife() ? !lifecycle.isClosed() : lifecycle.enterWait(this);
+  }
+
+  /** The wait that {@link #enterWait()} registered is over. */
+  final void exitWait() {
+    if (!registeredForLife()) {
+      runtime().lifecycle().exit(this);
+    }
   }
 
   /** The target's adaptive overload state, or {@code null} when every option is off. */
@@ -125,26 +160,31 @@ public final class RetryLoop extends Failures {
    * @return the time left before the deadline, in nanoseconds
    */
   long beforeAttempt() throws IOException {
+    ClientRuntime client = runtime();
+    long remaining;
     if (!startReported) {
       // First, before anything may end the operation: operationEnded never comes without it.
       startReported = true;
-      client.listeners().operationStarted(op);
+      client.listeners().operationStarted(this);
+      // The first attempt starts when the operation does: one clock reading for both.
+      remaining = deadlineDurationNanos();
+    } else {
+      remaining = remainingNanos();
     }
-    if (op.isCanceled() || client.lifecycle().isClosed()) {
+    if (isCanceled() || client.lifecycle().isClosed()) {
       throw canceled(lastFailure); // a closed client starts no attempt: see canceled()
     }
     if (Thread.currentThread().isInterrupted()) {
       throw interrupted();
     }
-    long remaining = op.remainingNanos();
     if (remaining < MIN_ATTEMPT_NANOS) {
-      throw deadlineExceeded(op.attempts() == 0 ? "deadline passed before the first attempt"
+      throw deadlineExceeded(attempts() == 0 ? "deadline passed before the first attempt"
           : "deadline passed before the next attempt", lastFailure);
     }
-    int next = op.attempts() + 1;
-    permits = new AttemptPermits(target, client.bulkheadGate());
-    if (!permits.tryAcquireBreaker()) {
-      client.listeners().circuitBreakerRejected(op, target.breaker().getName(), next);
+    Attempt next = new Attempt(this);
+    current = next;
+    if (!next.tryAcquireBreaker()) {
+      client.listeners().circuitBreakerRejected(this, target.breaker().getName(), attempts() + 1);
       throw breakerRejected(target);
     }
     return remaining;
@@ -186,14 +226,14 @@ public final class RetryLoop extends Failures {
   /** Throws the cancel when the operation was cancelled (after a wait, before sending). */
   void checkNotCanceled() throws IOException {
     // A closed client starts no attempt either: after a wait, as before the first one.
-    if (op.isCanceled() || client.lifecycle().isClosed()) {
+    if (isCanceled() || runtime().lifecycle().isClosed()) {
       throw canceled(lastFailure);
     }
   }
 
   /** The permits of the attempt being set up or in flight. */
-  AttemptPermits permits() {
-    return permits;
+  Attempt permits() {
+    return current;
   }
 
   /**
@@ -201,7 +241,7 @@ public final class RetryLoop extends Failures {
    * {@code finally} around every attempt and on every way out: it is idempotent.
    */
   void releasePermits() {
-    AttemptPermits p = permits;
+    AttemptPermits p = current;
     if (p != null) {
       p.releaseAll();
     }
@@ -212,11 +252,11 @@ public final class RetryLoop extends Failures {
    * short by a cancel, the operation was cancelled.
    */
   IOException bulkheadRejected(long waitedNanos, boolean cutByDeadline) {
-    if (op.isCanceled() || client.lifecycle().isClosed()) {
+    if (isCanceled() || runtime().lifecycle().isClosed()) {
       return canceled(lastFailure);
     }
-    client.listeners().bulkheadRejected(op, op.attempts() + 1);
-    return bulkheadFull(client.bulkheadGate(), waitedNanos, cutByDeadline);
+    runtime().listeners().bulkheadRejected(this, attempts() + 1);
+    return bulkheadFull(runtime().bulkheadGate(), waitedNanos, cutByDeadline);
   }
 
   /** How long an attempt may wait for a bulkhead permit: stops at the deadline's floor. */
@@ -232,23 +272,17 @@ public final class RetryLoop extends Failures {
    */
   Attempt startAttempt(long remainingNanos) {
     retryTokenHeld = false; // the retry it paid for happens now
-    current = op.startAttempt(op.attempts() == 0 ? op.firstAttemptKind() : AttemptKind.RETRY,
-        remainingNanos, permits);
-    attempt = current.number();
+    ClientRuntime client = runtime();
+    // The clock reading that gave remainingNanos is the attempt's start (no clock call here).
+    Attempt a = countAttempt(current, attempts() == 0 ? firstAttemptKind() : AttemptKind.RETRY,
+        deadlineNanos() - remainingNanos);
+    int attempt = a.number();
     if (attempt == 1) {
       // Only attempts that are really sent fund the budget: rejected operations are not traffic.
       client.retryBudget().onFirstAttempt();
     }
-    client.listeners().attemptStarted(op, attempt, current.kind());
-    // The clock reading that gave remainingNanos (one nanoTime call fewer per attempt).
-    attemptStart = op.spec().deadlineNanos() - remainingNanos;
-    permits.startClock();
-    return current;
-  }
-
-  /** The request every attempt sends: stamped with the key once, for all of them. */
-  Request request() {
-    return request;
+    client.listeners().attemptStarted(this, attempt, a.kind());
+    return a;
   }
 
   /**
@@ -290,35 +324,38 @@ public final class RetryLoop extends Failures {
    */
   private Decision judge(Response response, IOException failure, boolean callCanceled)
       throws IOException {
-    if (callCanceled || op.isCanceled()) {
-      if (op.realDeadlinePassed() || op.remainingNanos() < MIN_ATTEMPT_NANOS) {
-        AttemptJudge.recordDeadline(permits, failure);
+    int attempt = current.number();
+    if (callCanceled || isCanceled()) {
+      if (realDeadlinePassed() || remainingNanos() < MIN_ATTEMPT_NANOS) {
+        AttemptJudge.recordDeadline(current, failure);
         throw deadlineExceeded("deadline passed during attempt " + attempt, failure,
             current.mayHaveReachedServer());
       }
       throw canceled(failure, current.mayHaveReachedServer());
     }
-    if (failure != null && op.remainingNanos() < MIN_ATTEMPT_NANOS) {
-      AttemptJudge.recordDeadline(permits, failure);
+    if (failure != null && remainingNanos() < MIN_ATTEMPT_NANOS) {
+      AttemptJudge.recordDeadline(current, failure);
       throw deadlineExceeded("deadline passed during attempt " + attempt, failure,
           current.mayHaveReachedServer());
     }
-    if (failure != null && DispatcherShutdown.rejected(client.wrapped(), failure)) {
+    if (failure != null && DispatcherShutdown.rejected(runtime().wrapped(), failure)) {
       // Not the server's failure (nothing was sent, nothing recorded in the breaker) and not a
       // transient one: every retry would be rejected the same way.
       throw dispatcherShutDown(failure, attempt);
     }
-    Decision decision = AttemptJudge.decision(op, request, current, response, failure,
+    Decision decision = AttemptJudge.decision(this, request(), current, response, failure,
         anyMayHaveBeenProcessed);
     if (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT) {
       anyMayHaveBeenProcessed = true;
     }
     boolean shedLoad = (response != null || !current.failedInClientBeforeWire())
-        && Admission.recordAnswer(this, permits, response, failure); // adaptive limit, throttle
+        && Admission.recordAnswer(this, current, response, failure); // adaptive limit, throttle
     if (!shedLoad) {
-      AttemptJudge.record(current, permits, decision, response, failure);
+      AttemptJudge.record(current, decision, response, failure);
     } // else the breaker's permission is given back unrecorded (AttemptPermits.releaseAll)
-    AttemptJudge.report(op, request, current, attemptStart, decision, response, failure);
+    if (!runtime().listeners().isEmpty() || AttemptJudge.reports()) {
+      AttemptJudge.report(this, request(), current, decision, response, failure);
+    }
     return decision;
   }
 
@@ -327,9 +364,6 @@ public final class RetryLoop extends Failures {
   /** Makes {@code a} the attempt that the next {@link #judgeHedged} or record refers to. */
   void focus(Attempt a) {
     current = a;
-    attempt = a.number();
-    permits = a.permits();
-    attemptStart = op.spec().deadlineNanos() - a.remainingNanos();
   }
 
   /**
@@ -344,14 +378,14 @@ public final class RetryLoop extends Failures {
       closeQuietly(response);
       throw e;
     } finally {
-      permits.releaseAll(); // recorded by judge, or given back unrecorded
+      current.releaseAll(); // recorded by judge, or given back unrecorded
     }
   }
 
   /** Whether a decision allows another copy (retryable for this operation). */
   boolean nonFatal(Decision decision) {
     return decision.kind() == Decision.Kind.RETRY
-        || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && op.spec().idempotent());
+        || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && idempotent());
   }
 
   /**
@@ -381,38 +415,38 @@ public final class RetryLoop extends Failures {
    *
    * @return the hedge's permits, or {@code null} when no hedge may start ({@link #hedgeRefusal})
    */
-  AttemptPermits reserveHedge() {
-    if (client.lifecycle().isClosed()) {
+  Attempt reserveHedge() {
+    if (runtime().lifecycle().isClosed()) {
       hedgeRefusal = ClientLifecycle.REASON;
       return null;
     }
-    if (op.isCanceled() || op.remainingNanos() < MIN_ATTEMPT_NANOS) {
+    if (isCanceled() || remainingNanos() < MIN_ATTEMPT_NANOS) {
       hedgeRefusal = "deadline";
       return null;
     }
-    if (!client.retryBudget().tryAcquireRetry()) {
-      client.listeners().retryBudgetRefused(op, op.attempts());
+    if (!runtime().retryBudget().tryAcquireRetry()) {
+      runtime().listeners().retryBudgetRefused(this, attempts());
       hedgeRefusal = RetryBudgetExhaustedException.REASON;
       return null;
     }
-    AttemptPermits p = new AttemptPermits(target, client.bulkheadGate());
+    Attempt p = new Attempt(this);
     if (!p.tryAcquireBreaker()) {
-      client.retryBudget().refundRetry();
-      client.listeners().circuitBreakerRejected(op, target.breaker().getName(), op.attempts() + 1);
+      runtime().retryBudget().refundRetry();
+      runtime().listeners().circuitBreakerRejected(this, target.breaker().getName(), attempts() + 1);
       hedgeRefusal = "circuit-breaker-open";
       return null;
     }
     if (!p.tryAcquireBulkhead()) {
       p.releaseAll();
-      client.retryBudget().refundRetry();
-      client.listeners().bulkheadRejected(op, op.attempts() + 1);
+      runtime().retryBudget().refundRetry();
+      runtime().listeners().bulkheadRejected(this, attempts() + 1);
       hedgeRefusal = "bulkhead-full";
       return null;
     }
     String overloadRefusal = Admission.reserveHedge(this, p);
     if (overloadRefusal != null) {
       p.releaseAll();
-      client.retryBudget().refundRetry();
+      runtime().retryBudget().refundRetry();
       hedgeRefusal = overloadRefusal;
       return null;
     }
@@ -425,11 +459,9 @@ public final class RetryLoop extends Failures {
   }
 
   /** Starts a hedge with the permits {@link #reserveHedge()} took. */
-  Attempt startHedge(AttemptPermits hedgePermits) {
-    long remaining = op.remainingNanos();
-    Attempt a = op.startAttempt(AttemptKind.HEDGE, remaining, hedgePermits);
-    client.listeners().attemptStarted(op, a.number(), AttemptKind.HEDGE);
-    hedgePermits.startClock();
+  Attempt startHedge(Attempt hedge) {
+    Attempt a = countAttempt(hedge, AttemptKind.HEDGE, runtime().timeSource().nanoTime());
+    runtime().listeners().attemptStarted(this, a.number(), AttemptKind.HEDGE);
     return a;
   }
 
@@ -459,14 +491,18 @@ public final class RetryLoop extends Failures {
    */
   private Response decide(Decision decision, Response response, IOException failure,
       Copies copies, String giveUpReason) throws IOException {
-    RetryPolicy policy = op.spec().retryPolicy();
+    RetryPolicy policy = retryPolicy();
+    int attempt = current.number();
     lastReason = decision.reason();
     boolean retryable = decision.kind() == Decision.Kind.RETRY
-        || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && op.spec().idempotent());
+        || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && idempotent());
     lastSuccess = decision.kind() == Decision.Kind.SUCCESS;
     lastRetryable = retryable;
+    if (lastSuccess) {
+      return response; // RetryRule.afterAttempt: a success is returned, whatever else holds
+    }
     RetryRule.Verdict verdict = RetryRule.afterAttempt(decision, attempt,
-        copies == Copies.SEQUENTIAL ? policy.maxAttempts() : Integer.MAX_VALUE, op.spec().idempotent(),
+        copies == Copies.SEQUENTIAL ? policy.maxAttempts() : Integer.MAX_VALUE, idempotent(),
         oneShot && current.bodyWriteStarted());
     if (copies != Copies.SEQUENTIAL && verdict == null) {
       remember(response, failure);
@@ -474,25 +510,25 @@ public final class RetryLoop extends Failures {
         return null; // non-fatal: the other copies go on
       }
       verdict = RetryRule.Verdict.of(RetryRule.Kind.GIVE_UP, giveUpReason,
-          "all " + op.attempts() + " attempts (hedged) failed");
+          "all " + attempts() + " attempts (hedged) failed");
     }
     // A cancel (a listener may have called it from attemptEnded) or an interrupt stops the
     // operation before any retry is scheduled or paid for; a final answer is still returned.
     // So does closing the client: the attempt in flight finished, no retry starts.
     boolean interrupted = Thread.currentThread().isInterrupted();
-    boolean closed = client.lifecycle().isClosed();
-    if (verdict == null && (op.isCanceled() || interrupted || closed)) {
+    boolean closed = runtime().lifecycle().isClosed();
+    if (verdict == null && (isCanceled() || interrupted || closed)) {
       remember(response, failure);
-      throw op.isCanceled() || closed ? canceled(failure) : interrupted();
+      throw isCanceled() || closed ? canceled(failure) : interrupted();
     }
     if (verdict == null) {
-      Duration delay = policy.backoff().delay(attempt, client.random());
+      Duration delay = policy.backoff().delay(attempt, runtime().random());
       if (delay == null || delay.isNegative()) {
         throw new IllegalStateException("backoff " + policy.backoff() + " returned " + delay
             + " for retry " + attempt + "; a backoff must return a duration >= 0");
       }
       delay = Admission.pacedRetryDelay(this, delay);
-      verdict = RetryRule.retry(decision, delay, policy.maxRetryAfter(), op.remainingNanos(),
+      verdict = RetryRule.retry(decision, delay, policy.maxRetryAfter(), remainingNanos(),
           MIN_ATTEMPT_NANOS, target != null && isOpen(target.breaker()));
     }
     if ((verdict.kind() == RetryRule.Kind.GIVE_UP || verdict.kind() == RetryRule.Kind.DEADLINE
@@ -521,7 +557,7 @@ public final class RetryLoop extends Failures {
         throw deadlineExceeded(verdict.message(), failure);
       case BREAKER_OPEN:
         // The breaker opened during this attempt: stop now rather than wait for a rejection.
-        client.listeners().circuitBreakerRejected(op, target.breaker().getName(), attempt + 1);
+        runtime().listeners().circuitBreakerRejected(this, target.breaker().getName(), attempt + 1);
         lastReason = "circuit-breaker-open";
         if (response != null) {
           return response;
@@ -531,8 +567,8 @@ public final class RetryLoop extends Failures {
         break;
     }
     // The token is taken before the wait, so operations waiting in backoff cannot overshoot.
-    if (!client.retryBudget().tryAcquireRetry()) {
-      client.listeners().retryBudgetRefused(op, attempt);
+    if (!runtime().retryBudget().tryAcquireRetry()) {
+      runtime().listeners().retryBudgetRefused(this, attempt);
       lastReason = RetryBudgetExhaustedException.REASON;
       if (AnswerInContext.endsUnknown(decision, response, attempt, anyMayHaveBeenProcessed)) {
         throw unknownAnswer(lastReason, response, attempt);
@@ -544,7 +580,7 @@ public final class RetryLoop extends Failures {
     }
     retryTokenHeld = true;
     remember(response, failure);
-    client.listeners().retryScheduled(op, attempt + 1, verdict.delay(), verdict.fromRetryAfter());
+    runtime().listeners().retryScheduled(this, attempt + 1, verdict.delay(), verdict.fromRetryAfter());
     retryDelay = verdict.delay();
     return null;
   }
@@ -565,11 +601,16 @@ public final class RetryLoop extends Failures {
 
   /** The same, naming the attempt whose response is returned (a hedge may beat the first). */
   Response ended(Response response, Throwable failure, Attempt winner) {
-    op.end();
+    end();
+    // A success at the first attempt, with nobody to tell: nothing to report, nothing to refund.
+    if (lastSuccess && response != null && failure == null && attempts() == 1 && !retryTokenHeld
+        && runtime().listeners().isEmpty() && !log.isDebugEnabled()) {
+      return response;
+    }
     if (retryTokenHeld) {
       // Paid for a retry that never started (cancel, interrupt, deadline, breaker, bulkhead).
       retryTokenHeld = false;
-      client.retryBudget().refundRetry();
+      runtime().retryBudget().refundRetry();
     }
     String reason = failure instanceof OperationFailure f ? f.reason()
         : failure != null ? "failed" : lastReason;
@@ -578,24 +619,24 @@ public final class RetryLoop extends Failures {
     boolean quiet = outcome == OperationResult.Outcome.SUCCESS
         || (outcome == OperationResult.Outcome.FAILED_RESPONSE && !lastRetryable);
     // A success at the first attempt needs no explaining: the fast path copies nothing.
-    boolean explain = response != null && !(lastSuccess && op.attempts() == 1);
-    if (quiet && !explain && client.listeners().isEmpty() && !log.isDebugEnabled()) {
+    boolean explain = response != null && !(lastSuccess && attempts() == 1);
+    if (quiet && !explain && runtime().listeners().isEmpty() && !log.isDebugEnabled()) {
       return response;
     }
-    OperationResult result = new OperationResult(outcome, op.attempts(), op.networkRequests(),
-        Duration.ofNanos(op.elapsedNanos()), response != null ? response.code() : -1, failure,
+    OperationResult result = new OperationResult(outcome, attempts(), networkRequests(),
+        Duration.ofNanos(elapsedNanos()), response != null ? response.code() : -1, failure,
         reason, winner == null ? 0 : winner.number(), winner == null ? null : winner.kind(),
         failure instanceof OperationFailure f ? f.mayHaveExecuted()
             : (response != null && lastSuccess) || anyMayHaveBeenProcessed);
     if (failure instanceof OutcomeUnknownException || failure instanceof DeadlineExceededException) {
-      log.warn("{} gave up: {}", op.info(), result);
+      log.warn("{} gave up: {}", info(), result);
     } else if (failure != null
         || (outcome == OperationResult.Outcome.FAILED_RESPONSE && lastRetryable)) {
-      log.info("{} gave up: {}", op.info(), result);
+      log.info("{} gave up: {}", info(), result);
     } else if (log.isDebugEnabled()) {
-      log.debug("{} ended: {}", op.info(), result);
+      log.debug("{} ended: {}", info(), result);
     }
-    client.listeners().operationEnded(op, result);
+    runtime().listeners().operationEnded(this, result);
     return explain ? explained(response, result) : response;
   }
 
@@ -615,7 +656,7 @@ public final class RetryLoop extends Failures {
     if (response != null) {
       return response;
     }
-    throw gaveUp(why, message + "; last: " + decision, failure, attempt);
+    throw gaveUp(why, message + "; last: " + decision, failure, current.number());
   }
 
   static void closeQuietly(Response response) {

@@ -1,8 +1,12 @@
 package io.github.resilienthttp.internal.engine;
 
 import io.github.resilienthttp.HedgingPolicy;
+import io.github.resilienthttp.IdempotencyKeyPolicy;
 import io.github.resilienthttp.Operation;
+import io.github.resilienthttp.OperationOptions;
 import io.github.resilienthttp.ResilientHttpException;
+import io.github.resilienthttp.ResponseClassifier;
+import io.github.resilienthttp.RetryPolicy;
 import io.github.resilienthttp.internal.util.Floors;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -31,12 +35,17 @@ import okhttp3.Response;
  * without holding a thread (operations through {@code executeAsync()}, waits on the client's
  * scheduler).
  *
+ * <p>A run is its own attempts' state: it extends {@link RetryLoop} (which extends
+ * {@link Failures} and {@link Execution}), so an operation is one engine object, whose parts each
+ * keep one idea in their own class. A plain call's operation is a run that is never started: its
+ * attempts are driven by {@code RetryInterceptor} ({@link #forPlainCall}).
+ *
  * <p>A run is made before it starts (a cancel may come first: the run then starts cancelled), and
  * {@linkplain #start started} once. Its outcome is a compare-and-set: running, then cancelled or
  * returned, whichever comes first; a cancel after the final response was handed over does nothing.
  * Thread-safe. Not API.
  */
-public final class Run implements ClientLifecycle.Stoppable {
+public final class Run extends RetryLoop implements BlockingDriver.Attempts {
   private static final int RUNNING = 0;
   private static final int CANCELED = 1;
   private static final int RETURNED = 2;
@@ -44,15 +53,21 @@ public final class Run implements ClientLifecycle.Stoppable {
 
   static {
     try {
-      STATE = MethodHandles.lookup().findVarHandle(Run.class, "state", int.class);
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      STATE = lookup.findVarHandle(Run.class, "state", int.class);
+      PHASE = lookup.findVarHandle(Run.class, "phase", int.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
   }
 
-  private final ClientRuntime runtime;
   private volatile int state;
-  private volatile boolean started;
+  /** {@link #NEW}, then {@link #CLAIMED} (being defined), then {@link #STARTED}. */
+  private volatile int phase;
+  private static final int NEW = 0;
+  private static final int CLAIMED = 1;
+  private static final int STARTED = 2;
+  private static final VarHandle PHASE;
   /**
    * What runs now: the attempts' {@link Call}, {@link AsyncDriver} or {@link HedgingDriver}, a
    * step's {@link Operation}, a non-blocking run waiting on the scheduler ({@link Chain}), or the
@@ -60,17 +75,33 @@ public final class Run implements ClientLifecycle.Stoppable {
    * step's state is not kept while the run waits.
    */
   private volatile Object current;
-  /** The run's own attempts, or {@code null} for a wait resumed from a token. */
-  private volatile Execution op;
-  /** The future {@link #executeAsync()} returned for a run with steps: a cancel completes it. */
-  private volatile OperationFuture future;
-  // Written by start(), before the volatile write of `started`; read by the driver after it.
-  private Request stamped;
+  /** Whether the run has attempts of its own: not a wait resumed from a token. */
+  private boolean ownAttempts;
+  // Written by start(), before the volatile write of `phase`; read by the driver after it.
   private HedgingPolicy hedging;
-  private Steps steps;
-  private Steps inner;
-  private UnaryOperator<IOException> exit;
-  private long deadlineNanos;
+  /** The features above the attempts, or {@code null} for a run of attempts alone. */
+  private Features features;
+
+  /**
+   * What a run does above its attempts, made only for a run that has it (a healthy call's run
+   * carries one field for all of it).
+   */
+  private static final class Features {
+    /** The feature around the attempts (the 202 wait, the outcome query), as steps. */
+    final Steps steps;
+    /** The outcome query under the 202 wait, or {@code null}. */
+    final Steps inner;
+    /** What a failure of the whole run becomes (the outbox exit), or {@code null}. */
+    final UnaryOperator<IOException> exit;
+    /** The future {@link #executeAsync()} returned: a cancel completes it. */
+    volatile OperationFuture future;
+
+    Features(Steps steps, Steps inner, UnaryOperator<IOException> exit) {
+      this.steps = steps;
+      this.inner = inner;
+      this.exit = exit;
+    }
+  }
 
   /**
    * A run of {@code runtime}'s client, not started.
@@ -78,47 +109,83 @@ public final class Run implements ClientLifecycle.Stoppable {
    * @param runtime the client's runtime
    */
   public Run(ClientRuntime runtime) {
-    this.runtime = runtime;
+    super(runtime);
   }
 
   /**
-   * Whether {@code policy} hedges {@code request} for an operation whose key is (not) sent: never a
-   * body that may be sent only once, which two copies would send at the same time.
+   * The operation of a plain OkHttp call on {@code ResilientHttpClient.okHttpClient()}, with the
+   * settings of its {@link OperationOptions} tag if any: a run that is never started, whose
+   * attempts {@code RetryInterceptor} drives. A key header the caller already put on the request is
+   * kept exactly as it is.
+   */
+  public static Run forPlainCall(ClientRuntime client, Request request) {
+    Run run = new Run(client);
+    run.plain();
+    OperationOptions options = request.tag(OperationOptions.class);
+    if (options != null && options.isPassThrough()) {
+      run.define(request, null, false, null, true, null, null);
+      return run;
+    }
+    IdempotencyKeyPolicy policy = client.idempotencyKeyPolicy();
+    String header = policy.keyFromHeader(request.header(policy.headerName()));
+    String callerKey = options == null ? null : options.idempotencyKey();
+    if (header != null && callerKey != null && !header.equals(callerKey)) {
+      throw new IllegalArgumentException("the request carries " + policy.headerName()
+          + " and an OperationOptions key that differ");
+    }
+    String key = header != null ? IdempotencyKeyPolicy.validateKey(header) : callerKey;
+    boolean keySent = KeyDecision.keySent(header != null,
+        options == null ? null : options.sendIdempotencyKey(), callerKey != null, policy,
+        request.method());
+    run.define(request, key, keySent,
+        options == null ? null : options.deadline(), false, null, null);
+    return run;
+  }
+
+  /**
+   * Fixes what the operation is, before {@link #start}: the request (stamped here with the key,
+   * once, so that every attempt carries the same key), the key ({@code null}: made on first use),
+   * the deadline from now and the retry policy and classifier ({@code null}: the policy's and the
+   * client's).
+   */
+  public void define(Request request, String key, boolean keySent, Duration deadline,
+      RetryPolicy retryPolicy, ResponseClassifier classifier) {
+    define(request, key, keySent, deadline, false, retryPolicy, classifier);
+    this.ownAttempts = true;
+  }
+
+  /**
+   * Whether {@code policy} hedges this operation: never a body that may be sent only once, which
+   * two copies would send at the same time. After {@link #define}.
    *
    * @return whether the run is hedged
    */
-  public static boolean hedges(HedgingPolicy policy, Request request, Execution op) {
-    return policy != null && policy.hedges(request.method(), op.spec().keySent())
-        && !RetryLoop.sentOnce(request, op.spec().retryPolicy());
+  public boolean hedges(HedgingPolicy policy) {
+    return policy != null && policy.hedges(method(), keySent())
+        && !RetryLoop.sentOnce(request(), retryPolicy());
   }
 
   /**
-   * Starts the run of an operation's attempts, under {@code op}'s deadline.
+   * Starts the run of the operation's attempts ({@link #define}d before), under its deadline.
    *
-   * @param op the operation's running state
-   * @param request the request as given (stamped with the key here, once, so every attempt carries
-   *     the same key)
    * @param hedging the hedging that applies, or {@code null} (see {@link #hedges})
    * @param steps the feature around the attempts (the 202 wait), or {@code null}
    * @param query the outcome query that settles the attempts' unknown outcome, or {@code null}
    * @param exit what a failure of the whole run becomes (the outbox exit), or {@code null}
    * @throws IllegalStateException when already started
    */
-  public void start(Execution op, Request request, HedgingPolicy hedging, Steps steps, Steps query,
+  public void start(HedgingPolicy hedging, Steps steps, Steps query,
       UnaryOperator<IOException> exit) {
-    this.stamped = op.stamp(request);
     this.hedging = hedging;
-    this.steps = steps != null ? steps : query != null ? query
-        : exit != null ? new AttemptsOnly(op) : null;
-    this.inner = steps != null ? query : null;
-    this.exit = exit;
-    this.deadlineNanos = op.spec().deadlineNanos();
+    Steps outer = steps != null ? steps : query != null ? query
+        : exit != null ? new AttemptsOnly(this) : null;
+    this.features = outer == null ? null
+        : new Features(outer, steps != null ? query : null, exit);
     markStarted();
-    this.op = op;
-    // cancel() sets the state, then reads op; this publishes op, then reads the state: one of the
-    // two always sees the other, so no attempt starts after cancel() returned.
-    if (isCanceled()) {
-      op.cancel();
+    // cancel() sets the state, then cancels the attempts; a cancel before the start is carried to
+    // the attempts here, so that no attempt starts after cancel() returned.
+    if (isRunCanceled()) {
+      cancel();
     }
   }
 
@@ -130,16 +197,49 @@ public final class Run implements ClientLifecycle.Stoppable {
    * @throws IllegalStateException when already started
    */
   public void start(Duration deadline, Steps steps) {
-    this.steps = steps;
-    this.deadlineNanos = runtime.timeSource().nanoTime() + deadline.toNanos();
+    if (!claim()) {
+      throw new IllegalStateException("a run starts once");
+    }
+    this.features = new Features(steps, null, null);
+    defineDeadline(deadline.toNanos());
     markStarted();
   }
 
-  private synchronized void markStarted() {
-    if (started) {
-      throw new IllegalStateException("a run starts once");
+  /**
+   * Claims the run for its one start, before it is {@link #define}d: of two callers, one wins.
+   *
+   * @return whether this caller claimed it; {@code false} when it was claimed before
+   */
+  public boolean claim() {
+    return PHASE.compareAndSet(this, NEW, CLAIMED);
+  }
+
+  /**
+   * Whether the run was claimed for its start ({@link #claim()}): its settings can no longer
+   * change.
+   *
+   * @return whether the run was claimed
+   */
+  public boolean isClaimed() {
+    return phase != NEW;
+  }
+
+  /** The claimed run is defined and starts now; a volatile write, which the checks after it need. */
+  private void markStarted() {
+    if (phase != CLAIMED) {
+      throw new IllegalStateException("a run starts once, after claim()");
     }
-    started = true;
+    phase = STARTED;
+  }
+
+  /**
+   * Whether the run stays registered with the client's lifecycle while it runs: with steps (their
+   * waits and sub-operations) or hedges (their timers and copies). A plain run registers only while
+   * it waits.
+   */
+  @Override
+  boolean registeredForLife() {
+    return features != null || hedging != null;
   }
 
   /**
@@ -148,7 +248,7 @@ public final class Run implements ClientLifecycle.Stoppable {
    * @return whether {@link #start} was called
    */
   public boolean isStarted() {
-    return started;
+    return phase == STARTED;
   }
 
   /**
@@ -156,44 +256,34 @@ public final class Run implements ClientLifecycle.Stoppable {
    *
    * @return whether the run was cancelled
    */
-  public boolean isCanceled() {
+  public boolean isRunCanceled() {
     return state == CANCELED;
-  }
-
-  /**
-   * The time left before the run's one deadline, in the client's {@code TimeSource}; negative once
-   * it passed.
-   *
-   * @return nanoseconds left
-   */
-  public long remainingNanos() {
-    return deadlineNanos - runtime.timeSource().nanoTime();
   }
 
   /**
    * Cancels the run, unless its response was returned: the attempts' call in flight, a scheduled
    * retry, a bulkhead wait, every hedged copy, and the step that runs now (a poll, a query, a
-   * re-send, a wait). A run not started yet starts cancelled. Once; thread-safe.
+   * re-send, a wait). A run not started yet starts cancelled. Once; thread-safe. (Its attempts'
+   * own cancel is {@link Execution#cancel()}.)
    */
-  public void cancel() {
+  public void cancelRun() {
     stop(false);
   }
 
   /**
-   * The client closes: {@code now}, as {@link #cancel()} but the operation fails with the close's
-   * failure; otherwise the attempt in flight goes on, and a wait (between attempts, for a bulkhead
-   * permit, between polls) wakes, so the run ends at once ({@code RetryLoop} and the steps start
-   * nothing on a closed client).
+   * The client closes: {@code now}, as {@link #cancelRun()} but the operation fails with the
+   * close's failure; otherwise the attempt in flight goes on, and a wait (between attempts, for a
+   * bulkhead permit, between polls) wakes, so the run ends at once ({@code RetryLoop} and the steps
+   * start nothing on a closed client).
    */
   @Override
   public void clientClosing(boolean now) {
     if (now) {
-      stop(true);
+      closeNow();
       return;
     }
-    Execution e = op;
-    if (e != null) {
-      e.cancelSignal().complete(null); // wakes a blocking backoff or bulkhead wait
+    if (ownAttempts || plainCall() != null) {
+      cancelSignal().complete(null); // wakes a blocking backoff or bulkhead wait
     }
     Object c = current;
     if (c instanceof AsyncDriver a) {
@@ -205,20 +295,37 @@ public final class Run implements ClientLifecycle.Stoppable {
     }
   }
 
+  /**
+   * The client closes now: as {@link #cancelRun()}, but the operation fails with the close's
+   * failure. A plain call's operation cancels its one OkHttp call, unless its response was
+   * returned.
+   */
+  @Override
+  public void closeNow() {
+    Call plainCall = plainCall();
+    if (plainCall != null) {
+      if (cancel()) {
+        plainCall.cancel();
+      }
+      return;
+    }
+    stop(true);
+  }
+
   private boolean closed() {
-    return runtime.lifecycle().isClosed();
+    return runtime().lifecycle().isClosed();
   }
 
   private void stop(boolean forClose) {
     if (!STATE.compareAndSet(this, RUNNING, CANCELED)) {
       return; // returned (the caller may be reading the body), or cancelled before
     }
-    OperationFuture f = future;
+    Features on = features;
+    OperationFuture f = on == null ? null : on.future;
     if (f != null && !forClose) {
       f.cancelFromOperation(); // a close fails the future instead, through the steps: client-closed
     }
-    Execution e = op;
-    boolean attemptsCanceled = e != null && e.cancel();
+    boolean attemptsCanceled = ownAttempts && cancel();
     Object c = current;
     if (c instanceof Operation step) {
       step.cancel();
@@ -247,7 +354,14 @@ public final class Run implements ClientLifecycle.Stoppable {
    * @throws IOException the run's failure (after the outbox exit, if any)
    */
   public Response execute() throws IOException {
-    ClientLifecycle lifecycle = runtime.lifecycle();
+    ClientLifecycle lifecycle = runtime().lifecycle();
+    if (!registeredForLife()) {
+      // A plain run registers only while it waits (ClientLifecycle).
+      if (lifecycle.isClosed()) {
+        throw ClientLifecycle.closedError();
+      }
+      return runAttempts();
+    }
     lifecycle.enter(this);
     try {
       return runBlocking();
@@ -257,13 +371,15 @@ public final class Run implements ClientLifecycle.Stoppable {
   }
 
   private Response runBlocking() throws IOException {
-    Steps s = steps;
-    if (s == null) {
-      return attempts();
+    Features on = features;
+    if (on == null) {
+      return runAttempts();
     }
+    Steps s = on.steps;
+    UnaryOperator<IOException> exit = on.exit;
     Response r;
     try {
-      r = drive(s, inner);
+      r = drive(s, on.inner);
       if (!STATE.compareAndSet(this, RUNNING, RETURNED)) {
         r.close(); // cancelled just before it was handed over
         throw s.canceled();
@@ -284,11 +400,11 @@ public final class Run implements ClientLifecycle.Stoppable {
         // cancel() completes it: the wait ends at once, and the machine sees the cancel.
         CompletableFuture<Void> woken = new CompletableFuture<>();
         current = woken;
-        if (isCanceled() || closed()) {
+        if (isRunCanceled() || closed()) {
           woken.complete(null); // cancel() or close() read current before it was this wait
         }
         try {
-          runtime.timeSource().sleep(wait.delay(), woken);
+          runtime().timeSource().sleep(wait.delay(), woken);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw m.waitStopped(e);
@@ -304,7 +420,7 @@ public final class Run implements ClientLifecycle.Stoppable {
           r = drive(in, null);
         } else {
           try {
-            r = attempts();
+            r = runAttempts();
           } finally {
             attemptsEnded();
           }
@@ -318,37 +434,37 @@ public final class Run implements ClientLifecycle.Stoppable {
   }
 
   /** The attempts, blocking: the retry loop's blocking driver, or a hedged run awaited. */
-  private Response attempts() throws IOException {
-    Execution e = op;
+  private Response runAttempts() throws IOException {
     if (hedging != null) {
-      return awaitHedged(e);
+      return awaitHedged();
     }
-    RetryLoop loop = new RetryLoop(e, stamped);
-    return BlockingDriver.run(loop, new BlockingDriver.Attempts() {
-      private Call last;
+    return BlockingDriver.run(this, this);
+  }
 
-      @Override
-      public Response send(Attempt attempt, Request request) throws IOException {
-        // Each attempt is its own OkHttp call, carrying the attempt as a call tag.
-        Call call = e.newAttemptCall(attempt, request);
-        last = call;
-        current = call;
-        if (e.isCanceled()) {
-          call.cancel();
-        }
-        return call.execute();
-      }
+  /**
+   * Sends one attempt for the blocking driver: each attempt is its own OkHttp call, carrying the
+   * attempt as a call tag.
+   */
+  @Override
+  public Response send(Attempt attempt, Request request) throws IOException {
+    Call call = newAttemptCall(attempt, request);
+    current = call;
+    // After the call is set (and watched): a cancel or a closeNow() either saw it or is seen here.
+    if (isCanceled() || runtime().lifecycle().isClosedNow()) {
+      call.cancel();
+    }
+    return call.execute();
+  }
 
-      @Override
-      public boolean lastCanceled() {
-        return last != null && last.isCanceled();
-      }
-    });
+  /** Whether the blocking driver's last attempt's call was cancelled. */
+  @Override
+  public boolean lastCanceled() {
+    return current instanceof Call call && call.isCanceled();
   }
 
   /** A blocking hedged run: the hedging driver runs on OkHttp's threads; this one waits. */
-  private Response awaitHedged(Execution e) throws IOException {
-    HedgingDriver h = new HedgingDriver(e, stamped, hedging);
+  private Response awaitHedged() throws IOException {
+    HedgingDriver h = new HedgingDriver(this, hedging);
     current = h;
     CompletableFuture<Response> f = h.start();
     try {
@@ -376,7 +492,7 @@ public final class Run implements ClientLifecycle.Stoppable {
   }
 
   private static ResilientHttpException canceledFailure(Execution e) {
-    return new ResilientHttpException("operation canceled", e.key(), e.spec().keySent(),
+    return new ResilientHttpException("operation canceled", e.key(), e.keySent(),
         e.attempts(), "canceled", null);
   }
 
@@ -389,7 +505,14 @@ public final class Run implements ClientLifecycle.Stoppable {
    * @return the future of the final response, which the caller must close
    */
   public CompletableFuture<Response> executeAsync() {
-    ClientLifecycle lifecycle = runtime.lifecycle();
+    ClientLifecycle lifecycle = runtime().lifecycle();
+    if (!registeredForLife()) {
+      // A plain run registers only while it waits (ClientLifecycle).
+      if (lifecycle.isClosed()) {
+        throw ClientLifecycle.closedError();
+      }
+      return attemptsAsync();
+    }
     lifecycle.enter(this);
     CompletableFuture<Response> f;
     try {
@@ -403,44 +526,43 @@ public final class Run implements ClientLifecycle.Stoppable {
   }
 
   private CompletableFuture<Response> runAsync() {
-    Steps s = steps;
-    if (s == null) {
+    Features on = features;
+    if (on == null) {
       return attemptsAsync();
     }
-    OperationFuture result = new OperationFuture(this::cancel);
-    future = result;
-    if (isCanceled()) {
+    Steps s = on.steps;
+    OperationFuture result = new OperationFuture(this::cancelRun);
+    on.future = result;
+    if (isRunCanceled()) {
       result.cancelFromOperation(); // cancel() came before the future was published
     }
-    new Chain(s, inner, result, true).next(Runnable::run, s::start);
+    new Chain(s, on.inner, result, true).next(Runnable::run, s::start);
     return result;
   }
 
   /** The attempts, without holding a thread: the async driver, or the hedging driver. */
   private CompletableFuture<Response> attemptsAsync() {
-    Execution e = op;
     if (hedging != null) {
-      HedgingDriver h = new HedgingDriver(e, stamped, hedging);
+      HedgingDriver h = new HedgingDriver(this, hedging);
       current = h;
       return h.start();
     }
-    AsyncDriver a = new AsyncDriver(e, stamped);
+    AsyncDriver a = new AsyncDriver(this);
     current = a;
     return a.start();
   }
 
   /**
-   * The attempts of a run with steps ended: the run forgets them, so that a long wait keeps none of
-   * their state (the operation's handle keeps what its getters read).
+   * The attempts of a run with steps ended: from now on a cancel or a close is the steps' (the
+   * attempts' counters stay, for the operation's getters).
    */
   private void attemptsEnded() {
-    op = null;
-    stamped = null;
+    ownAttempts = false;
   }
 
   private Operation track(Operation step) {
     current = step;
-    if (isCanceled()) {
+    if (isRunCanceled()) {
       step.cancel(); // cancel() read current before it was this step
     }
     return step;
@@ -493,13 +615,13 @@ public final class Run implements ClientLifecycle.Stoppable {
         succeed(done.response(), completion);
       } else if (step instanceof Step.Wait wait) {
         try {
-          timer = runtime.scheduler().schedule(this, DurationMath.toNanos(wait.delay()),
+          timer = runtime().scheduler().schedule(this, DurationMath.toNanos(wait.delay()),
               TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
           throw machine.waitStopped(e);
         }
         current = this;
-        if (isCanceled() || closed()) {
+        if (isRunCanceled() || closed()) {
           cutShort(); // cancel() or close() read current before it was this wait
         }
       } else {
@@ -523,7 +645,7 @@ public final class Run implements ClientLifecycle.Stoppable {
     @Override
     public void run() {
       timer = null;
-      next(runtime.wrapped().dispatcher().executorService(), machine::waited);
+      next(runtime().wrapped().dispatcher().executorService(), machine::waited);
     }
 
     /** Cuts the wait short: the timer will never run it, so the machine sees the cancel now. */
@@ -569,6 +691,7 @@ public final class Run implements ClientLifecycle.Stoppable {
         result.completeExceptionally(e);
         return;
       }
+      UnaryOperator<IOException> exit = features.exit;
       Throwable failure = exit != null && e instanceof IOException io ? exit.apply(io) : e;
       completeOn(completion, () -> ((OperationFuture) result).failFromOperation(failure));
     }

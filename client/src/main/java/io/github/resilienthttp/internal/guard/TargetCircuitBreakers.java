@@ -74,7 +74,9 @@ public final class TargetCircuitBreakers {
       if (open && (lastSeen != now || openedAtMillis < 0)) {
         openedAtMillis = System.currentTimeMillis();
       }
-      lastSeen = now;
+      if (lastSeen != now) {
+        lastSeen = now; // written on a change only: every call of the target reads it
+      }
     }
 
     /**

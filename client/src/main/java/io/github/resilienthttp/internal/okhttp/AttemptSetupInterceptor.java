@@ -25,7 +25,7 @@ public final class AttemptSetupInterceptor implements Interceptor {
       return chain.proceed(chain.request());
     }
     return withTimeouts(chain, attempt.remainingNanos(),
-        attempt.op().spec().retryPolicy()).proceed(chain.request());
+        attempt.op().retryPolicy()).proceed(chain.request());
   }
 
   /**

@@ -5,7 +5,8 @@ import io.github.resilienthttp.internal.engine.BlockingDriver;
 import io.github.resilienthttp.internal.engine.ClientLifecycle;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
 import io.github.resilienthttp.internal.engine.Execution;
-import io.github.resilienthttp.internal.engine.RetryLoop;
+import io.github.resilienthttp.internal.engine.Run;
+import io.github.resilienthttp.ResilientHttpException;
 import java.io.IOException;
 import okhttp3.Interceptor;
 import okhttp3.Request;
@@ -41,38 +42,38 @@ public final class RetryInterceptor implements Interceptor {
   @Override
   public Response intercept(Chain chain) throws IOException {
     Request request = chain.request();
-    Execution op = chain.call().tag(Execution.TAG);
-    if (op == null) {
-      // A plain OkHttp call on client.okHttpClient(): it becomes an operation here.
-      op = chain.call().tag(Execution.TAG,
-          Execution.forPlainCall(client, request).asTag());
+    Execution tagged = chain.call().tag(Execution.TAG);
+    // A plain OkHttp call on client.okHttpClient(): it becomes an operation here.
+    Run op = tagged instanceof Run run ? run
+        : (Run) chain.call().tag(Execution.TAG, Run.forPlainCall(client, request).asTag());
+    // A closed client sends nothing new. A running call hears the close while it waits (it
+    // registers then), or through the deadline watchdog, which watches its call (ClientLifecycle).
+    if (client.lifecycle().isClosed()) {
+      throw new ResilientHttpException("client closed: no new calls (nothing was sent)",
+          op.key(), op.keySent(), 0, ClientLifecycle.REASON, ClientLifecycle.closedError());
     }
-    // A closed client sends nothing new; a running call hears the close (see ClientLifecycle).
-    ClientLifecycle lifecycle = client.lifecycle();
-    ClientLifecycle.Stoppable registered = lifecycle.enterPlainCall(op, chain.call());
-    try {
-      return proceed(chain, request, op);
-    } finally {
-      lifecycle.exit(registered);
-    }
+    return proceed(chain, op);
   }
 
-  private Response proceed(Chain chain, Request request, Execution op) throws IOException {
-    if (op.spec().passThrough()) {
+  private Response proceed(Chain chain, Run op) throws IOException {
+    if (op.passThrough()) {
       return (wrappedRetriesOnConnectionFailure ? chain.withRetryOnConnectionFailure(true) : chain)
-          .proceed(request);
+          .proceed(op.request());
     }
     // The deadline's backstop watches the plain call as it watches execute()'s attempts, so the
     // deadline bounds a trickled body read after the call returned, and a cancel of the call
     // cancels the operation (see DeadlineWatchdog's listener).
     op.watchPlainCall(chain.call());
-    // The key is stamped once, before the first attempt: every attempt carries the same key.
-    RetryLoop loop = new RetryLoop(op, op.stamp(request));
-    return BlockingDriver.run(loop, new BlockingDriver.Attempts() {
+    if (client.lifecycle().isClosedNow()) {
+      chain.call().cancel(); // closeNow() came before the watchdog knew the call
+    }
+    // The request was stamped with the key once, when the operation was made: every attempt
+    // carries the same key.
+    return BlockingDriver.run(op, new BlockingDriver.Attempts() {
       @Override
       public Response send(Attempt attempt, Request request) throws IOException {
         return AttemptSetupInterceptor.withTimeouts(chain, attempt.remainingNanos(),
-            attempt.op().spec().retryPolicy()).proceed(request);
+            attempt.op().retryPolicy()).proceed(request);
       }
 
       @Override

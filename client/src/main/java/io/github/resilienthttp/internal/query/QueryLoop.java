@@ -124,7 +124,7 @@ public final class QueryLoop implements Steps {
   }
 
   private void checkCanceled(OutcomeUnknownException unknown) throws IOException {
-    if (run.isCanceled()) {
+    if (run.isRunCanceled()) {
       unknown.addSuppressed(new ResilientHttpException("operation canceled before its outcome"
           + " was settled", key, keySent, unknown.attempts(), "canceled", null));
       throw unknown;
