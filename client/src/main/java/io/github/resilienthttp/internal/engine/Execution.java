@@ -70,11 +70,13 @@ public abstract class Execution extends WatchEntry<Execution>
 
   private volatile OperationInfo info;
   /**
-   * The kind of this operation's first attempt: {@link AttemptKind#FIRST}, or
-   * {@link AttemptKind#POLL} / {@link AttemptKind#QUERY} for the GETs an asynchronous operation's
-   * waiter sends. Set once, before the first attempt.
+   * The kind of this operation's first attempt, as its ordinal (a byte, not a reference: the
+   * object is smaller): {@link AttemptKind#FIRST}, or {@link AttemptKind#POLL} /
+   * {@link AttemptKind#QUERY} for the GETs an asynchronous operation's waiter sends. Set once,
+   * before the first attempt.
    */
-  private AttemptKind firstAttemptKind = AttemptKind.FIRST;
+  private byte firstAttemptKind;
+  private static final AttemptKind[] KINDS = AttemptKind.values();
   /** {@link #RUNNING}, then {@link #CANCELED} or {@link #RETURNED}, whichever comes first. */
   private volatile int outcome;
   private static final int RUNNING = 0;
@@ -82,15 +84,12 @@ public abstract class Execution extends WatchEntry<Execution>
   private static final int RETURNED = 2;
   private volatile CompletableFuture<Void> cancelSignal;
   private volatile boolean ended;
-  /** The latest attempt: a plain call's attempts are found here (they share one OkHttp call). */
-  private volatile Attempt currentAttempt;
   // Attempts may overlap (hedges): counted atomically.
   private volatile int attempts;
   private volatile int networkRequests;
   private static final VarHandle ATTEMPTS;
   private static final VarHandle NETWORK_REQUESTS;
   private static final VarHandle OUTCOME;
-  private static final VarHandle CURRENT_ATTEMPT;
   private static final VarHandle ENDED;
   private static final VarHandle KEY;
   private static final VarHandle WATCHED_CALL;
@@ -101,7 +100,6 @@ public abstract class Execution extends WatchEntry<Execution>
       OUTCOME = lookup.findVarHandle(Execution.class, "outcome", int.class);
       ATTEMPTS = lookup.findVarHandle(Execution.class, "attempts", int.class);
       NETWORK_REQUESTS = lookup.findVarHandle(Execution.class, "networkRequests", int.class);
-      CURRENT_ATTEMPT = lookup.findVarHandle(Execution.class, "currentAttempt", Attempt.class);
       ENDED = lookup.findVarHandle(Execution.class, "ended", boolean.class);
       KEY = lookup.findVarHandle(Execution.class, "key", String.class);
       WATCHED_CALL = lookup.findVarHandle(Execution.class, "watchedCall", Call.class);
@@ -245,7 +243,8 @@ public abstract class Execution extends WatchEntry<Execution>
     // real time, while this attempt was being set up) either saw this call and stopped it, or is
     // told again here (watch() marks it watched), so no attempt ever runs unwatched. An operation
     // not watched yet (its first attempt) joins, whose compare-and-set orders the write above; one
-    // already watched needs the fence between the write and the check.
+    // already watched needs the fence between the write and the check. Either way a full fence
+    // follows the write, which the blocking driver's cancel check relies on too (Run.send).
     if (isWatched()) {
       VarHandle.fullFence();
       if (isWatched()) {
@@ -406,11 +405,11 @@ public abstract class Execution extends WatchEntry<Execution>
    * starts.
    */
   public final void firstAttemptKind(AttemptKind kind) {
-    this.firstAttemptKind = kind;
+    this.firstAttemptKind = (byte) kind.ordinal();
   }
 
   final AttemptKind firstAttemptKind() {
-    return firstAttemptKind;
+    return KINDS[firstAttemptKind];
   }
 
   /** Marks the operation as ended: from now on, cancelling it changes nothing. */
@@ -436,7 +435,6 @@ public abstract class Execution extends WatchEntry<Execution>
     int number = attempts + 1;
     ATTEMPTS.setRelease(this, number);
     attempt.start(number, kind, startNanos);
-    CURRENT_ATTEMPT.setRelease(this, attempt); // read by getters and a plain call's interceptors
     return attempt;
   }
 
@@ -450,10 +448,12 @@ public abstract class Execution extends WatchEntry<Execution>
     return a != null ? a.op() : call.tag(TAG);
   }
 
-  /** The latest attempt, or {@code null} before the first. */
-  public final Attempt currentAttempt() {
-    return currentAttempt;
-  }
+  /**
+   * The attempt started last, or {@code null} before the first: a plain call's attempts are found
+   * here (they share one OkHttp call, and its interceptors and events run on the thread that
+   * drives them).
+   */
+  public abstract Attempt currentAttempt();
 
   public final int attempts() {
     return attempts;

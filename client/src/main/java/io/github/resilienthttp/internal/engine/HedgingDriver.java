@@ -49,6 +49,8 @@ public final class HedgingDriver implements Callback {
   private ScheduledFuture<?> hedgeTimer;
   private ScheduledFuture<?> deadlineTimer;
   private Admission bulkheadWait;
+  /** Why the last {@link RetryLoop#reserveHedge} refused a copy; guarded by this. */
+  private String hedgeRefusal;
   /** The attempt whose answer won, once one did. */
   private Attempt winner;
 
@@ -226,7 +228,7 @@ public final class HedgingDriver implements Callback {
       refuseQueuedHedge();
       return;
     }
-    Attempt permits = loop.reserveHedge();
+    Attempt permits = loop.reserveHedge(this);
     if (permits != null) {
       send(loop.startHedge(permits));
     }
@@ -324,12 +326,12 @@ public final class HedgingDriver implements Callback {
       boolean otherInProgress = othersInFlight && response != null && response.code() == 409
           && op.keySent();
       if (copies < maxCopies && !otherInProgress) {
-        next = loop.reserveHedge(); // non-fatal: the next copy starts at once
+        next = loop.reserveHedge(this); // non-fatal: the next copy starts at once
       }
     }
     String giveUp = null;
     if (!othersInFlight && next == null) {
-      giveUp = copies >= maxCopies ? "attempts-exhausted" : loop.hedgeRefusal();
+      giveUp = copies >= maxCopies ? "attempts-exhausted" : hedgeRefusal;
     }
     Response result;
     try {
@@ -351,6 +353,11 @@ public final class HedgingDriver implements Callback {
       send(loop.startHedge(next));
     }
     // Otherwise another copy is in flight: its answer decides.
+  }
+
+  /** {@link RetryLoop#reserveHedge} refused a copy, for {@code why}. */
+  void refused(String why) {
+    hedgeRefusal = why;
   }
 
   private void releaseReserved(Attempt reserved) {

@@ -20,10 +20,10 @@ import java.util.UUID;
  * its generator, and each thread draws into a buffer of its own, so that callers share no lock or
  * write per key: only the DRBG's own lock, once per {@value #KEYS_PER_DRAW} keys of one thread.
  * Keys name intents and are not secrets; buffering future keys' bits in memory is therefore
- * harmless. A thread's buffer (1 KiB) lives as long as the thread and the generator do. Thread-safe.
+ * harmless. A thread's buffer (4 KiB) lives as long as the thread and the generator do. Thread-safe.
  */
 public final class KeyGenerator {
-  static final int KEYS_PER_DRAW = 64;
+  static final int KEYS_PER_DRAW = 256;
   private static final VarHandle LONG_AT =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
   private final SecureRandom random;

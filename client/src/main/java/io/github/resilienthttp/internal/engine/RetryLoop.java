@@ -60,8 +60,6 @@ public abstract class RetryLoop extends Failures implements ClientLifecycle.Stop
   private Duration retryDelay;
   /** A budget token was taken for a retry that has not started yet: refunded if it never does. */
   private boolean retryTokenHeld;
-  /** Why the last hedge could not start. */
-  private String hedgeRefusal;
   /** The last decision's reason, and whether it was a success or retryable: for the end's report. */
   private String lastReason;
   private boolean lastSuccess;
@@ -84,6 +82,12 @@ public abstract class RetryLoop extends Failures implements ClientLifecycle.Stop
     this.target = runtime().circuitBreakers() == null
         ? null : runtime().circuitBreakers().forUrl(request.url());
     this.overload = runtime().overload() == null ? null : runtime().overload().forUrl(request.url());
+  }
+
+  @Override
+  public final Attempt currentAttempt() {
+    Attempt a = current;
+    return a != null && a.number() > 0 ? a : null; // not one whose permits are being taken
   }
 
   /** The target's circuit breaker state, or {@code null} without breakers. */
@@ -413,49 +417,44 @@ public abstract class RetryLoop extends Failures implements ClientLifecycle.Stop
    * free bulkhead permit. A refusal gives back what was taken and reports why; it never affects the
    * attempts in flight.
    *
-   * @return the hedge's permits, or {@code null} when no hedge may start ({@link #hedgeRefusal})
+   * @return the hedge's permits, or {@code null} when no hedge may start (the driver is told why)
    */
-  Attempt reserveHedge() {
+  Attempt reserveHedge(HedgingDriver driver) {
     if (runtime().lifecycle().isClosed()) {
-      hedgeRefusal = ClientLifecycle.REASON;
+      driver.refused(ClientLifecycle.REASON);
       return null;
     }
     if (isCanceled() || remainingNanos() < MIN_ATTEMPT_NANOS) {
-      hedgeRefusal = "deadline";
+      driver.refused("deadline");
       return null;
     }
     if (!runtime().retryBudget().tryAcquireRetry()) {
       runtime().listeners().retryBudgetRefused(this, attempts());
-      hedgeRefusal = RetryBudgetExhaustedException.REASON;
+      driver.refused(RetryBudgetExhaustedException.REASON);
       return null;
     }
     Attempt p = new Attempt(this);
     if (!p.tryAcquireBreaker()) {
       runtime().retryBudget().refundRetry();
       runtime().listeners().circuitBreakerRejected(this, target.breaker().getName(), attempts() + 1);
-      hedgeRefusal = "circuit-breaker-open";
+      driver.refused("circuit-breaker-open");
       return null;
     }
     if (!p.tryAcquireBulkhead()) {
       p.releaseAll();
       runtime().retryBudget().refundRetry();
       runtime().listeners().bulkheadRejected(this, attempts() + 1);
-      hedgeRefusal = "bulkhead-full";
+      driver.refused("bulkhead-full");
       return null;
     }
     String overloadRefusal = Admission.reserveHedge(this, p);
     if (overloadRefusal != null) {
       p.releaseAll();
       runtime().retryBudget().refundRetry();
-      hedgeRefusal = overloadRefusal;
+      driver.refused(overloadRefusal);
       return null;
     }
     return p;
-  }
-
-  /** Why the last {@link #reserveHedge()} returned {@code null}. */
-  String hedgeRefusal() {
-    return hedgeRefusal;
   }
 
   /** Starts a hedge with the permits {@link #reserveHedge()} took. */

@@ -28,8 +28,8 @@ import okhttp3.Response;
 /**
  * The one owner of an operation while it runs: its own attempts (picking the blocking, async or
  * hedging driver), the feature steps above them ({@link Steps}: the 202 wait, the outcome query),
- * the outbox exit, ONE deadline and ONE cancel signal for all of them. {@link #cancel()} is the one
- * cancel target: it forwards to whatever runs now (the attempts' call or driver, a poll, a query, a
+ * the outbox exit, ONE deadline and ONE cancel signal for all of them. {@link #cancelRun()} is the
+ * one cancel target: it forwards to whatever runs now (the attempts' call or driver, a poll, a query, a
  * re-send, a scheduled wait). The same steps run under two small drivers: {@link #execute()} on the
  * caller's thread, sleeping through the client's {@code TimeSource}; {@link #executeAsync()}
  * without holding a thread (operations through {@code executeAsync()}, waits on the client's
@@ -69,10 +69,11 @@ public final class Run extends RetryLoop implements BlockingDriver.Attempts {
   private static final int STARTED = 2;
   private static final VarHandle PHASE;
   /**
-   * What runs now: the attempts' {@link Call}, {@link AsyncDriver} or {@link HedgingDriver}, a
-   * step's {@link Operation}, a non-blocking run waiting on the scheduler ({@link Chain}), or the
-   * future a blocking wait sleeps on. Replaced by each step, so a finished
-   * step's state is not kept while the run waits.
+   * What runs now: the attempts' {@link AsyncDriver} or {@link HedgingDriver}, a step's
+   * {@link Operation}, a non-blocking run waiting on the scheduler ({@link Chain}), or the future a
+   * blocking wait sleeps on; {@code null} while the blocking driver's attempts run (their call is
+   * the {@linkplain #watchedCall() watched} one). Replaced by each step, so a finished step's state
+   * is not kept while the run waits.
    */
   private volatile Object current;
   /** Whether the run has attempts of its own: not a wait resumed from a token. */
@@ -182,11 +183,6 @@ public final class Run extends RetryLoop implements BlockingDriver.Attempts {
     this.features = outer == null ? null
         : new Features(outer, steps != null ? query : null, exit);
     markStarted();
-    // cancel() sets the state, then cancels the attempts; a cancel before the start is carried to
-    // the attempts here, so that no attempt starts after cancel() returned.
-    if (isRunCanceled()) {
-      cancel();
-    }
   }
 
   /**
@@ -224,12 +220,15 @@ public final class Run extends RetryLoop implements BlockingDriver.Attempts {
     return phase != NEW;
   }
 
-  /** The claimed run is defined and starts now; a volatile write, which the checks after it need. */
+  /**
+   * The claimed run is defined and starts now: publishes what {@link #define} and {@link #start}
+   * wrote. A cancel before this cancels the attempts itself ({@link #stop}), so no check follows.
+   */
   private void markStarted() {
     if (phase != CLAIMED) {
       throw new IllegalStateException("a run starts once, after claim()");
     }
-    phase = STARTED;
+    PHASE.setRelease(this, STARTED);
   }
 
   /**
@@ -325,7 +324,10 @@ public final class Run extends RetryLoop implements BlockingDriver.Attempts {
     if (f != null && !forClose) {
       f.cancelFromOperation(); // a close fails the future instead, through the steps: client-closed
     }
-    boolean attemptsCanceled = ownAttempts && cancel();
+    // A run not started yet cancels its attempts before they exist (they start cancelled); a
+    // started one only while they are its own. The phase is read first: once started, what
+    // define() wrote (ownAttempts) is visible.
+    boolean attemptsCanceled = (!isStarted() || ownAttempts) && cancel();
     Object c = current;
     if (c instanceof Operation step) {
       step.cancel();
@@ -335,12 +337,16 @@ public final class Run extends RetryLoop implements BlockingDriver.Attempts {
       blockingWait.complete(null);
     } else if (attemptsCanceled) {
       // The attempts' own parts, only while their response is not returned.
-      if (c instanceof Call call) {
-        call.cancel();
-      } else if (c instanceof AsyncDriver a) {
+      if (c instanceof AsyncDriver a) {
         a.stop(forClose);
       } else if (c instanceof HedgingDriver h) {
         h.stop(forClose);
+      } else {
+        // The blocking driver's attempt: its call is the watched one (see send()).
+        Call call = watchedCall();
+        if (call != null) {
+          call.cancel();
+        }
       }
     }
   }
@@ -419,6 +425,7 @@ public final class Run extends RetryLoop implements BlockingDriver.Attempts {
         } else if (in != null) {
           r = drive(in, null);
         } else {
+          current = null; // the attempts' call is the watched one (see send())
           try {
             r = runAttempts();
           } finally {
@@ -447,9 +454,9 @@ public final class Run extends RetryLoop implements BlockingDriver.Attempts {
    */
   @Override
   public Response send(Attempt attempt, Request request) throws IOException {
+    // The call becomes the watched one, behind a fence (newAttemptCall): a cancel (which reads the
+    // watched call after cancelling the attempts) or a closeNow() either saw it or is seen here.
     Call call = newAttemptCall(attempt, request);
-    current = call;
-    // After the call is set (and watched): a cancel or a closeNow() either saw it or is seen here.
     if (isCanceled() || runtime().lifecycle().isClosedNow()) {
       call.cancel();
     }
@@ -459,7 +466,8 @@ public final class Run extends RetryLoop implements BlockingDriver.Attempts {
   /** Whether the blocking driver's last attempt's call was cancelled. */
   @Override
   public boolean lastCanceled() {
-    return current instanceof Call call && call.isCanceled();
+    Call call = watchedCall();
+    return call != null && call.isCanceled();
   }
 
   /** A blocking hedged run: the hedging driver runs on OkHttp's threads; this one waits. */
