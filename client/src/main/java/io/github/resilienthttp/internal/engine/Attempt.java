@@ -30,12 +30,16 @@ public final class Attempt extends AttemptPermits implements Function0<Attempt> 
   public static final KClass<Attempt> TAG = JvmClassMappingKt.getKotlinClass(Attempt.class);
   private static final VarHandle NETWORK_REQUESTS;
   private static final VarHandle CALL;
+  private static final VarHandle SENT;
+  private static final VarHandle BODY_STARTED;
 
   static {
     try {
       MethodHandles.Lookup lookup = MethodHandles.lookup();
       NETWORK_REQUESTS = lookup.findVarHandle(Attempt.class, "networkRequests", int.class);
       CALL = lookup.findVarHandle(Attempt.class, "call", Call.class);
+      SENT = lookup.findVarHandle(Attempt.class, "sent", boolean.class);
+      BODY_STARTED = lookup.findVarHandle(Attempt.class, "bodyStarted", boolean.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -151,7 +155,9 @@ public final class Attempt extends AttemptPermits implements Function0<Attempt> 
    * only {@link #requestSent()} means the server may have seen it.
    */
   public void networkRequestStarted() {
-    int before = (int) NETWORK_REQUESTS.getAndAdd(this, 1);
+    // One writer: the thread that runs this attempt's call (its requests follow one another).
+    int before = networkRequests;
+    NETWORK_REQUESTS.setRelease(this, before + 1);
     op.networkRequestStarted();
     Runnable r = onWire;
     if (before == 0 && r != null) {
@@ -178,12 +184,12 @@ public final class Attempt extends AttemptPermits implements Function0<Attempt> 
    * from now on the attempt may have reached the server.
    */
   public void requestSent() {
-    sent = true;
+    SENT.setRelease(this, true); // one writer (the call's thread); readers read it volatile
   }
 
   /** OkHttp starts writing a request body of this attempt ({@code requestBodyStart}). */
   public void requestBodyStarted() {
-    bodyStarted = true;
+    BODY_STARTED.setRelease(this, true); // as requestSent()
   }
 
   /** The attempt failed after the SDK's network interceptor and before anything was written. */

@@ -93,6 +93,7 @@ public abstract class Execution extends WatchEntry<Execution>
   private static final VarHandle ENDED;
   private static final VarHandle KEY;
   private static final VarHandle WATCHED_CALL;
+  private static final VarHandle WATCHED_CALL_ENDED;
 
   static {
     try {
@@ -103,6 +104,7 @@ public abstract class Execution extends WatchEntry<Execution>
       ENDED = lookup.findVarHandle(Execution.class, "ended", boolean.class);
       KEY = lookup.findVarHandle(Execution.class, "key", String.class);
       WATCHED_CALL = lookup.findVarHandle(Execution.class, "watchedCall", Call.class);
+      WATCHED_CALL_ENDED = lookup.findVarHandle(Execution.class, "watchedCallEnded", boolean.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -301,7 +303,8 @@ public abstract class Execution extends WatchEntry<Execution>
    */
   public final void watchedCallEnded(Call call) {
     if (watchedCall == call) {
-      watchedCallEnded = true;
+      // The sweep reads it without a fence of its own: a late read only delays forgetting.
+      WATCHED_CALL_ENDED.setRelease(this, true);
     }
   }
 
