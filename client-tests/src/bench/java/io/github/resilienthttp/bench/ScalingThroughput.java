@@ -26,8 +26,12 @@ import okhttp3.ConnectionPool;
  * are threads, so that no caller pays for connection churn the others do not.
  *
  * <pre>
- * java -cp client-tests/target/benchmarks.jar io.github.resilienthttp.bench.ScalingThroughput [rounds] [slice ms] [threads,...] [GET|POST]
+ * java -cp client-tests/target/benchmarks.jar io.github.resilienthttp.bench.ScalingThroughput [rounds] [slice ms] [threads,...] [GET|POST] [sdk-only]
  * </pre>
+ *
+ * <p>{@code sdk-only} measures raw OkHttp and the SDK alone (the issue's ratio, SDK / raw OkHttp):
+ * with two callers a round is shorter, so more rounds fit in the same time and the interval of
+ * that one ratio is narrower.
  */
 public final class ScalingThroughput {
   private static final long SEED = 20_261_201L;
@@ -39,16 +43,17 @@ public final class ScalingThroughput {
     long sliceMillis = args.length > 1 ? Long.parseLong(args[1]) : 500;
     String[] threadCounts = (args.length > 2 ? args[2] : "1,4,16,64").split(",");
     String method = args.length > 3 ? args[3] : "GET";
+    boolean sdkOnly = args.length > 4 && args[4].equals("sdk-only");
     System.out.printf(Locale.ROOT, "Paired throughput (%s): %d rounds x %d ms per caller per thread count,"
         + " shuffled order per round (seed %d), after 2 warm-up rounds%n%n", method, rounds, sliceMillis,
         SEED);
     for (String t : threadCounts) {
-      measure(method, Integer.parseInt(t.trim()), rounds, sliceMillis);
+      measure(method, Integer.parseInt(t.trim()), rounds, sliceMillis, sdkOnly);
     }
   }
 
-  private static void measure(String method, int threads, int rounds, long sliceMillis)
-      throws Throwable {
+  private static void measure(String method, int threads, int rounds, long sliceMillis,
+      boolean sdkOnly) throws Throwable {
     SuccessPath s = new SuccessPathThroughputBenchmark();
     s.method = method;
     s.setUp();
@@ -62,11 +67,13 @@ public final class ScalingThroughput {
       callers.put("OkHttp `newCall().execute()`" + (post ? " + key" : ""),
           post ? s::rawOkHttpWithNewKeyCall : s::rawOkHttpCall);
       callers.put("SDK `operation(req).execute()`", s::sdkSyncCall);
-      callers.put("SDK + bulkhead (like-for-like stack)", s::sdkWithBulkheadCall);
-      callers.put("Failsafe retry + breaker + bulkhead" + (post ? " + key" : ""),
-          post ? s::failsafeStackWithNewKeyCall : s::failsafeStackCall);
-      callers.put("resilience4j retry + breaker + bulkhead" + (post ? " + key" : ""),
-          post ? s::resilience4jStackWithNewKeyCall : s::resilience4jStackCall);
+      if (!sdkOnly) {
+        callers.put("SDK + bulkhead (like-for-like stack)", s::sdkWithBulkheadCall);
+        callers.put("Failsafe retry + breaker + bulkhead" + (post ? " + key" : ""),
+            post ? s::failsafeStackWithNewKeyCall : s::failsafeStackCall);
+        callers.put("resilience4j retry + breaker + bulkhead" + (post ? " + key" : ""),
+            post ? s::resilience4jStackWithNewKeyCall : s::resilience4jStackCall);
+      }
       List<String> names = new ArrayList<>(callers.keySet());
       int n = names.size();
       double[][] opsPerSecond = new double[n][rounds];

@@ -18,13 +18,16 @@ public final class Listeners {
   private static final Logger log = LoggerFactory.getLogger(Listeners.class);
 
   private final List<OperationListener> listeners;
+  /** Asked several times per operation on the healthy path: a field, not a call on the list. */
+  private final boolean empty;
 
   Listeners(List<OperationListener> listeners) {
     this.listeners = List.copyOf(listeners);
+    this.empty = this.listeners.isEmpty();
   }
 
   boolean isEmpty() {
-    return listeners.isEmpty();
+    return empty;
   }
 
   private interface Event {
@@ -48,69 +51,69 @@ public final class Listeners {
    * same guard as the others: a listener that throws is logged and ignored.
    */
   public void send(String name, java.util.function.Consumer<OperationListener> event) {
-    if (!listeners.isEmpty()) {
+    if (!empty) {
       each(name, event::accept);
     }
   }
 
   void operationStarted(Execution op) {
-    if (!listeners.isEmpty()) {
+    if (!empty) {
       each("operationStarted", l -> l.operationStarted(op.info()));
     }
   }
 
   void attemptStarted(Execution op, int attempt, AttemptKind kind) {
-    if (!listeners.isEmpty()) {
+    if (!empty) {
       each("attemptStarted", l -> l.attemptStarted(op.info(), attempt, kind));
     }
   }
 
   void attemptEnded(Execution op, int attempt, AttemptKind kind, int status,
       IOException failure, Decision d, Duration duration) {
-    if (!listeners.isEmpty()) {
+    if (!empty) {
       each("attemptEnded", l -> l.attemptEnded(op.info(), attempt, kind, status, failure, d,
           duration));
     }
   }
 
   void retryScheduled(Execution op, int next, Duration delay, boolean fromRetryAfter) {
-    if (!listeners.isEmpty()) {
+    if (!empty) {
       each("retryScheduled", l -> l.retryScheduled(op.info(), next, delay, fromRetryAfter));
     }
   }
 
   void retryBudgetRefused(Execution op, int attempt) {
-    if (!listeners.isEmpty()) {
+    if (!empty) {
       each("retryBudgetRefused", l -> l.retryBudgetRefused(op.info(), attempt));
     }
   }
 
   void circuitBreakerRejected(Execution op, String name, int attempt) {
-    if (!listeners.isEmpty()) {
+    if (!empty) {
       each("circuitBreakerRejected", l -> l.circuitBreakerRejected(op.info(), name, attempt));
     }
   }
 
   void bulkheadRejected(Execution op, int attempt) {
-    if (!listeners.isEmpty()) {
+    if (!empty) {
       each("bulkheadRejected", l -> l.bulkheadRejected(op.info(), attempt));
     }
   }
 
   void replayDetected(Execution op, int attempt) {
-    if (!listeners.isEmpty()) {
+    if (!empty) {
       each("replayDetected", l -> l.replayDetected(op.info(), attempt));
     }
   }
 
   void inProgress(Execution op, int attempt) {
-    if (!listeners.isEmpty()) {
+    if (!empty) {
       each("inProgress", l -> l.inProgress(op.info(), attempt));
     }
   }
 
   void operationEnded(Execution op, OperationResult result) {
-    if (!listeners.isEmpty()) {
+    if (!empty) {
       each("operationEnded", l -> l.operationEnded(op.info(), result));
     }
   }
