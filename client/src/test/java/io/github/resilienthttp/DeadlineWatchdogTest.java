@@ -58,10 +58,14 @@ class DeadlineWatchdogTest {
     await().pollDelay(Duration.ofMillis(50)).atMost(Duration.ofSeconds(1)).until(() -> true);
     assertThat(watchdog.watchedCount()).isEqualTo(1);
 
-    // The operation ended, and its call had ended: forgotten, not cancelled.
-    op(longCall).end();
+    // The operation ended, and its call had ended: forgotten, not cancelled, and it keeps no
+    // reference to the call (a run that goes on waiting keeps none of its attempts).
+    Execution ended = op(longCall);
+    assertThat(ended.watchedCall()).isSameAs(longCall);
+    ended.end();
     await().atMost(Duration.ofSeconds(5)).until(() -> watchdog.watchedCount() == 0);
     assertThat(longCall.isCanceled()).isFalse();
+    assertThat(ended.watchedCall()).isNull();
 
     // With nothing watched for IDLE_NANOS (1 s), the sweeps stop...
     await().atMost(Duration.ofSeconds(5)).until(() -> !watchdog.isRunning());

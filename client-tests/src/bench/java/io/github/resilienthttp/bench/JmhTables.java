@@ -39,6 +39,9 @@ public final class JmhTables {
     CALLERS.put("resilience4j", "resilience4j `Retry.decorateCheckedSupplier`");
     CALLERS.put("rawOkHttpWithCallTimeout", "(diagnostic) OkHttp + 30 s call timeout");
     CALLERS.put("rawOkHttpAsync", "(diagnostic) OkHttp `enqueue` + future");
+    CALLERS.put("sdkStack", "SDK + bulkhead (like-for-like stack)");
+    CALLERS.put("failsafeStack", "Failsafe retry + breaker + bulkhead (+ key for POST)");
+    CALLERS.put("resilience4jStack", "resilience4j retry + breaker + bulkhead (+ key for POST)");
   }
 
   private JmhTables() {}

@@ -22,7 +22,9 @@ import okhttp3.Response;
  * What waiting costs: N operations of {@code executeAsync()} waiting in backoff (the server answered 429, not a breaker failure, and asked
  * for a {@code Retry-After} of a minute), then N {@code awaitCompletionAsync()} jobs waiting between
  * polls. For each: the threads the JVM has beyond those before (target: fewer than 20 for 10,000
- * waiting operations) and the heap per waiting operation (used heap after a full GC while they
+ * waiting operations), of which the client side's (the SDK's and OkHttp's: every thread but the
+ * benchmark's loopback server's, which runs one per connection and varies with how many
+ * connections the burst opened), and the heap per waiting operation (used heap after a full GC while they
  * wait, minus before, over N; target at most 2 KiB). Every wait is cancelled at the end, through
  * the futures the SDK returned.
  *
@@ -37,8 +39,8 @@ public final class WaitingCost {
     int n = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
     System.out.printf(Locale.ROOT, "Waiting cost: %d operations waiting at once%n%n", n);
     System.out.println("| what waits | threads before | threads while waiting | extra threads"
-        + " | heap per waiting operation |");
-    System.out.println("|---|---:|---:|---:|---:|");
+        + " | of which client side | heap per waiting operation |");
+    System.out.println("|---|---:|---:|---:|---:|---:|");
     backoff(n);
     polls(n);
   }
@@ -98,11 +100,17 @@ public final class WaitingCost {
   }
 
   private static final String OK = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+  private static final long IDLE_THREAD_SECONDS = 1;
 
   /**
-   * Runs as many GETs as will wait later, to completion, so that the baseline holds the threads and
-   * connections that sending them needs (OkHttp keeps idle dispatcher threads for a minute).
+   * Runs as many GETs as will wait later, to completion, so that the baseline holds the connections
+   * that sending them needs, and the SDK's scheduler thread.
    */
+  /** Lets the dispatcher threads a burst left idle end (they live {@value #IDLE_THREAD_SECONDS} s). */
+  private static void settle() throws InterruptedException {
+    TimeUnit.SECONDS.sleep(IDLE_THREAD_SECONDS * 3);
+  }
+
   private static void warmUp(ResilientHttpClient client, LoopbackHttpServer server, int n)
       throws Exception {
     Request get = new Request.Builder().url(server.url("/warm")).build();
@@ -113,10 +121,23 @@ public final class WaitingCost {
     for (CompletableFuture<Response> f : warm) {
       f.get(120, TimeUnit.SECONDS).close();
     }
+    settle();
   }
 
+  /**
+   * The wrapped client: 64 calls at once, on a dispatcher whose idle threads end after a second
+   * (OkHttp's own keep them a minute), so that the threads counted while the operations wait are
+   * the ones the waits hold, not those a burst of sends left idle.
+   */
   private static OkHttpClient okHttp() {
-    okhttp3.Dispatcher dispatcher = new okhttp3.Dispatcher();
+    java.util.concurrent.ThreadPoolExecutor executor = new java.util.concurrent.ThreadPoolExecutor(
+        0, Integer.MAX_VALUE, IDLE_THREAD_SECONDS, TimeUnit.SECONDS,
+        new java.util.concurrent.SynchronousQueue<>(), r -> {
+          Thread t = new Thread(r, "OkHttp Dispatcher");
+          t.setDaemon(true);
+          return t;
+        });
+    okhttp3.Dispatcher dispatcher = new okhttp3.Dispatcher(executor);
     dispatcher.setMaxRequests(64);
     dispatcher.setMaxRequestsPerHost(64);
     return new OkHttpClient.Builder().dispatcher(dispatcher).build();
@@ -136,7 +157,7 @@ public final class WaitingCost {
       }
       TimeUnit.MILLISECONDS.sleep(50);
     }
-    TimeUnit.MILLISECONDS.sleep(500); // idle dispatcher threads linger; let the count settle
+    settle();
   }
 
   private static void report(String what, Baseline before, int n,
@@ -146,20 +167,35 @@ public final class WaitingCost {
     if (ended > 0) {
       throw new IllegalStateException(ended + " operations ended instead of waiting");
     }
-    System.out.printf(Locale.ROOT, "| %s | %d | %d | %+d | %.0f B |%n", what, before.threads,
+    System.out.printf(Locale.ROOT, "| %s | %d | %d | %+d | %+d | %.0f B |%n", what, before.threads,
         during.threads, during.threads - before.threads,
+        during.clientThreads - before.clientThreads,
         (during.usedHeap - before.usedHeap) / (double) n);
   }
 
-  /** Live threads and used heap after a full collection. */
-  private record Baseline(int threads, long usedHeap) {
+  /**
+   * Live threads, those of the client side (all but the benchmark's loopback server, which runs a
+   * thread per connection), and used heap after a full collection.
+   */
+  private record Baseline(int threads, int clientThreads, long usedHeap) {
     static Baseline take() throws InterruptedException {
       MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
       for (int i = 0; i < 3; i++) {
         System.gc();
         TimeUnit.MILLISECONDS.sleep(100);
       }
-      return new Baseline(ManagementFactory.getThreadMXBean().getThreadCount(),
+      int client = 0;
+      java.util.Map<String, Integer> names = new java.util.TreeMap<>();
+      for (Thread t : Thread.getAllStackTraces().keySet()) {
+        if (!t.getName().startsWith("loopback-http")) {
+          client++;
+        }
+        names.merge(t.getName().replaceAll("[0-9]+", "#"), 1, Integer::sum);
+      }
+      if (Boolean.getBoolean("bench.threads")) {
+        System.out.println(names);
+      }
+      return new Baseline(ManagementFactory.getThreadMXBean().getThreadCount(), client,
           memory.getHeapMemoryUsage().getUsed());
     }
   }

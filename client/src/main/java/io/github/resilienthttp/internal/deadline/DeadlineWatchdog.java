@@ -241,7 +241,9 @@ public final class DeadlineWatchdog {
         }
         WatchEntry.link(op, null);
         WatchEntry.watched(op, false); // after unlinking: watch() may link it again from now on
-        if (!done) {
+        if (done) {
+          op.forgotten();
+        } else {
           expire(op);
         }
       } else {
@@ -271,6 +273,9 @@ public final class DeadlineWatchdog {
   /** Stops the call of an operation whose deadline has passed (see the class comment). */
   private static void expire(Execution op) {
     Call call = op.watchedCall();
+    if (call == null) {
+      return;
+    }
     try {
       if (!op.isEnded() || !enterTimeout(call)) {
         call.cancel();

@@ -308,6 +308,17 @@ public abstract class Execution extends WatchEntry<Execution>
     }
   }
 
+  /**
+   * The deadline watchdog forgot this operation, which is done ({@link #callDone()}): it keeps no
+   * reference to its last call (nor, through the call's tag, to its last attempt), so that a run
+   * that goes on waiting (a 202 wait) keeps none of its attempts' state.
+   */
+  public final void forgotten() {
+    if (ended) {
+      WATCHED_CALL.setRelease(this, null);
+    }
+  }
+
   /** Records that the operation ended without a response: no body will be read. */
   public final void endWithoutResponse() {
     endedWithoutResponse = true;

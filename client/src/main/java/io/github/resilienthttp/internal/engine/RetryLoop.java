@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>What an attempt's answer means is {@link AttemptJudge}'s; every exception the run ends with
  * is built by {@link Failures}, its base class (which also keeps what the run remembers for
- * them). This class keeps the steps and their order.
+ * them). This class keeps the steps and their order. It is one link of the chain that makes an
+ * operation's one engine object ({@link Execution}, {@link Failures}, this, {@link Run}).
  *
  * <p>Not thread-safe: one driver calls it, one step at a time (the async driver's steps may run on
  * different threads, one after the other). Not API.
@@ -79,15 +80,20 @@ public abstract class RetryLoop extends Failures implements ClientLifecycle.Stop
     ClientRuntime client = runtime();
     // A body above the policy's replay bound is sent once, like a one-shot body (RetryPolicy).
     this.oneShot = sentOnce(request, retryPolicy());
-    this.target = runtime().circuitBreakers() == null
-        ? null : runtime().circuitBreakers().forUrl(request.url());
-    this.overload = runtime().overload() == null ? null : runtime().overload().forUrl(request.url());
+    this.target = client.circuitBreakers() == null
+        ? null : client.circuitBreakers().forUrl(request.url());
+    this.overload = client.overload() == null ? null : client.overload().forUrl(request.url());
   }
 
   @Override
   public final Attempt currentAttempt() {
     Attempt a = current;
     return a != null && a.number() > 0 ? a : null; // not one whose permits are being taken
+  }
+
+  /** The attempts ended for good (a run with steps goes on): the last one is not kept. */
+  final void forgetLastAttempt() {
+    current = null;
   }
 
   /** The target's circuit breaker state, or {@code null} without breakers. */

@@ -566,6 +566,7 @@ public final class Run extends RetryLoop implements BlockingDriver.Attempts {
    */
   private void attemptsEnded() {
     ownAttempts = false;
+    forgetLastAttempt(); // the watchdog drops its call once it is done (Execution.forgotten)
   }
 
   private Operation track(Operation step) {
