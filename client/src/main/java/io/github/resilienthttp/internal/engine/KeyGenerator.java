@@ -15,7 +15,7 @@ import java.util.UUID;
  * the JDK from the operating system), drawn {@value #KEYS_PER_DRAW} keys at a time, so that the
  * DRBG's cost per draw is spread thin: less than half the time and the allocation of
  * {@link UUID#randomUUID()}, whose one shared {@code NativePRNG} mixes in bytes from
- * {@code /dev/urandom} under a lock (0.08 against 0.19 µs, 84 against 176 bytes per key on the
+ * {@code /dev/urandom} under a lock (0.06 against 0.18 µs, 81 against 176 bytes per key on the
  * benchmark machine; {@code CallerOverhead} in {@code BENCHMARKS.md}). A client owns
  * its generator, and each thread draws into a buffer of its own, so that callers share no lock or
  * write per key: only the DRBG's own lock, once per {@value #KEYS_PER_DRAW} keys of one thread.
