@@ -319,15 +319,17 @@ public final class Run extends RetryLoop implements BlockingDriver.Attempts {
     if (!STATE.compareAndSet(this, RUNNING, CANCELED)) {
       return; // returned (the caller may be reading the body), or cancelled before
     }
+    // The phase is read first: once started, what define() and start() wrote (ownAttempts,
+    // features) is visible here.
+    boolean started = isStarted();
     Features on = features;
     OperationFuture f = on == null ? null : on.future;
     if (f != null && !forClose) {
       f.cancelFromOperation(); // a close fails the future instead, through the steps: client-closed
     }
     // A run not started yet cancels its attempts before they exist (they start cancelled); a
-    // started one only while they are its own. The phase is read first: once started, what
-    // define() wrote (ownAttempts) is visible.
-    boolean attemptsCanceled = (!isStarted() || ownAttempts) && cancel();
+    // started one only while they are its own.
+    boolean attemptsCanceled = (!started || ownAttempts) && cancel();
     Object c = current;
     if (c instanceof Operation step) {
       step.cancel();
