@@ -126,7 +126,7 @@ class ClientLifecycleTest {
     server.enqueue(status(503));
     Retries retries = new Retries();
     ResilientHttpClient client = client(LONG_BACKOFF, retries);
-    CompletableFuture<Response> blocking = start(client, Way.BLOCKING);
+    CompletableFuture<Response> blocking = start(client, Ways.BLOCKING);
     assertThat(retries.scheduled.await(10, TimeUnit.SECONDS)).isTrue();
 
     client.close();
@@ -338,7 +338,7 @@ class ClientLifecycleTest {
   void closeNowCancelsTheAttemptInFlightBlocking() throws Exception {
     server.enqueue(new MockResponse.Builder().headersDelay(30, TimeUnit.SECONDS).build());
     ResilientHttpClient client = client(Duration.ofMillis(10));
-    CompletableFuture<Response> blocking = start(client, Way.BLOCKING);
+    CompletableFuture<Response> blocking = start(client, Ways.BLOCKING);
     server.takeRequest(10, TimeUnit.SECONDS);
 
     client.closeNow();
@@ -352,7 +352,7 @@ class ClientLifecycleTest {
     server.enqueue(status(503));
     Retries retries = new Retries();
     ResilientHttpClient client = client(LONG_BACKOFF, retries);
-    CompletableFuture<Response> plain = start(client, Way.PLAIN_CALL);
+    CompletableFuture<Response> plain = start(client, Ways.PLAIN_CALL);
     assertThat(retries.scheduled.await(10, TimeUnit.SECONDS)).isTrue();
 
     client.close();
@@ -456,45 +456,13 @@ class ClientLifecycleTest {
     assertThat(server.getRequestCount()).isEqualTo(2);
   }
 
-  /** The ways an operation runs, each waiting in its backoff when the client closes. */
-  enum Way {
-    BLOCKING, ASYNC, PLAIN_CALL, PLAIN_ENQUEUE
-  }
-
-  private CompletableFuture<Response> start(ResilientHttpClient client, Way way) {
-    switch (way) {
-      case ASYNC:
-        return client.operation(get()).executeAsync();
-      case PLAIN_ENQUEUE: {
-        CompletableFuture<Response> f = new CompletableFuture<>();
-        client.okHttpClient().newCall(get()).enqueue(new okhttp3.Callback() {
-          @Override
-          public void onFailure(okhttp3.Call call, IOException e) {
-            f.completeExceptionally(e);
-          }
-
-          @Override
-          public void onResponse(okhttp3.Call call, Response response) {
-            f.complete(response);
-          }
-        });
-        return f;
-      }
-      default:
-        return CompletableFuture.supplyAsync(() -> {
-          try {
-            return way == Way.BLOCKING ? client.operation(get()).execute()
-                : client.okHttpClient().newCall(get()).execute();
-          } catch (IOException e) {
-            throw new java.util.concurrent.CompletionException(e);
-          }
-        });
-    }
+  private CompletableFuture<Response> start(ResilientHttpClient client, Ways way) {
+    return way.run(client, get());
   }
 
   @ParameterizedTest(name = "{0}: listeners throw {1} while the close ends operations")
-  @EnumSource(Way.class)
-  void userCodeThatThrowsDuringCloseDoesNotStopItOnAnyWay(Way way) throws Exception {
+  @EnumSource(Ways.class)
+  void userCodeThatThrowsDuringCloseDoesNotStopItOnAnyWay(Ways way) throws Exception {
     for (boolean error : new boolean[] {false, true}) {
       server.enqueue(status(503));
       server.enqueue(status(503));

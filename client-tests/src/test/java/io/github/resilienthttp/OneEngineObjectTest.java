@@ -54,8 +54,8 @@ class OneEngineObjectTest {
   static List<Arguments> operationWaysAndProtocols() {
     List<Arguments> all = new ArrayList<>();
     for (Protocol p : protocols()) {
-      all.add(Arguments.of(Way.BLOCKING, p));
-      all.add(Arguments.of(Way.ASYNC, p));
+      all.add(Arguments.of(Ways.BLOCKING, p));
+      all.add(Arguments.of(Ways.ASYNC, p));
     }
     return all;
   }
@@ -63,7 +63,7 @@ class OneEngineObjectTest {
   static List<Arguments> waysAndProtocols() {
     List<Arguments> all = new ArrayList<>();
     for (Protocol p : protocols()) {
-      for (Way w : Way.values()) {
+      for (Ways w : Ways.values()) {
         all.add(Arguments.of(w, p));
       }
     }
@@ -114,43 +114,6 @@ class OneEngineObjectTest {
         .post(RequestBody.create("{\"order\":\"o-1\"}", JSON)).build();
   }
 
-  /** The ways an operation runs. */
-  enum Way {
-    BLOCKING, ASYNC, PLAIN_CALL, PLAIN_ENQUEUE
-  }
-
-  private static CompletableFuture<Response> run(ResilientHttpClient client, Request request,
-      Way way) {
-    switch (way) {
-      case ASYNC:
-        return client.operation(request).executeAsync();
-      case PLAIN_ENQUEUE: {
-        CompletableFuture<Response> f = new CompletableFuture<>();
-        client.okHttpClient().newCall(request).enqueue(new okhttp3.Callback() {
-          @Override
-          public void onFailure(okhttp3.Call call, IOException e) {
-            f.completeExceptionally(e);
-          }
-
-          @Override
-          public void onResponse(okhttp3.Call call, Response response) {
-            f.complete(response);
-          }
-        });
-        return f;
-      }
-      default:
-        return CompletableFuture.supplyAsync(() -> {
-          try {
-            return way == Way.BLOCKING ? client.operation(request).execute()
-                : client.okHttpClient().newCall(request).execute();
-          } catch (IOException e) {
-            throw new CompletionException(e);
-          }
-        });
-    }
-  }
-
   private static Throwable failureOf(CompletableFuture<Response> f) throws Exception {
     try {
       f.get(10, TimeUnit.SECONDS).close();
@@ -162,12 +125,12 @@ class OneEngineObjectTest {
 
   @ParameterizedTest(name = "{0} on {1}")
   @MethodSource("waysAndProtocols")
-  void anAttemptInFlightIsRegisteredNowhereAndCloseNowStillStopsIt(Way way, Protocol protocol)
+  void anAttemptInFlightIsRegisteredNowhereAndCloseNowStillStopsIt(Ways way, Protocol protocol)
       throws Exception {
     start(protocol);
     server.enqueue(new MockResponse.Builder().headersDelay(30, TimeUnit.SECONDS).build());
     ResilientHttpClient client = client(builder());
-    CompletableFuture<Response> f = run(client, get(), way);
+    CompletableFuture<Response> f = way.run(client, get());
     assertThat(server.takeRequest(10, TimeUnit.SECONDS)).isNotNull();
 
     // In flight, the operation is in no set of the lifecycle: only the watchdog knows its call.
@@ -182,7 +145,7 @@ class OneEngineObjectTest {
 
   @ParameterizedTest(name = "{0} on {1}")
   @MethodSource("waysAndProtocols")
-  void anOperationIsRegisteredWhileItWaitsAndNoLonger(Way way, Protocol protocol)
+  void anOperationIsRegisteredWhileItWaitsAndNoLonger(Ways way, Protocol protocol)
       throws Exception {
     start(protocol);
     server.enqueue(new MockResponse.Builder().code(503).build());
@@ -194,7 +157,7 @@ class OneEngineObjectTest {
         waiting.countDown();
       }
     }));
-    CompletableFuture<Response> f = run(client, get(), way);
+    CompletableFuture<Response> f = way.run(client, get());
     assertThat(waiting.await(10, TimeUnit.SECONDS)).isTrue();
 
     // The backoff registers it (the listener hears of the retry just before the wait starts).
@@ -209,56 +172,55 @@ class OneEngineObjectTest {
   }
 
   /** Runs {@code op} with {@code execute()} or {@code executeAsync()}. */
-  private static Response run(Operation op, Way way) throws Exception {
-    return way == Way.ASYNC ? op.executeAsync().get(10, TimeUnit.SECONDS) : op.execute();
+  private static Response run(Operation op, Ways way) throws Exception {
+    return way == Ways.ASYNC ? op.executeAsync().get(10, TimeUnit.SECONDS) : op.execute();
   }
 
   @ParameterizedTest(name = "{0} on {1}")
   @MethodSource("operationWaysAndProtocols")
-  void theKeyReadWhileAnOperationStartsIsTheKeyItSends(Way way, Protocol protocol)
+  void theKeyReadWhileAnOperationStartsIsTheKeyItSends(Ways way, Protocol protocol)
       throws Exception {
     start(protocol);
     ResilientHttpClient client = client(builder());
     for (int i = 0; i < RACES; i++) {
       server.enqueue(new MockResponse.Builder().code(201).build());
       Operation op = client.operation(charge());
-      CyclicBarrier go = new CyclicBarrier(2);
-      CompletableFuture<String> read = CompletableFuture.supplyAsync(() -> {
-        await(go);
-        return op.idempotencyKey();
-      });
-      await(go);
-      run(op, way).close();
+      String read = readKeyWhileRunning(op, way);
 
       RecordedRequest sent = server.takeRequest(10, TimeUnit.SECONDS);
-      assertThat(read.get(10, TimeUnit.SECONDS))
-          .isEqualTo(sent.getHeaders().get("Idempotency-Key"))
+      assertThat(read).isEqualTo(sent.getHeaders().get("Idempotency-Key"))
           .isEqualTo(op.idempotencyKey());
     }
   }
 
   @ParameterizedTest(name = "{0} on {1}")
   @MethodSource("operationWaysAndProtocols")
-  void aKeyReadBeforeTheStartOfAnUnkeyedOperationIsItsKeyAfterwards(Way way, Protocol protocol)
+  void aKeyReadBeforeTheStartOfAnUnkeyedOperationIsItsKeyAfterwards(Ways way, Protocol protocol)
       throws Exception {
     start(protocol);
     ResilientHttpClient client = client(builder());
     for (int i = 0; i < RACES; i++) {
       server.enqueue(new MockResponse.Builder().code(200).build());
       Operation op = client.operation(get());
-      CyclicBarrier go = new CyclicBarrier(2);
-      CompletableFuture<String> read = CompletableFuture.supplyAsync(() -> {
-        await(go);
-        return op.idempotencyKey();
-      });
-      await(go);
-      run(op, way).close();
+      String read = readKeyWhileRunning(op, way);
 
       assertThat(op.idempotencyKeySent()).isFalse();
-      assertThat(read.get(10, TimeUnit.SECONDS)).isEqualTo(op.idempotencyKey());
+      assertThat(read).isEqualTo(op.idempotencyKey());
       assertThat(server.takeRequest(10, TimeUnit.SECONDS).getHeaders().get("Idempotency-Key"))
           .isNull();
     }
+  }
+
+  /** Runs {@code op} while another thread reads its key, both let go at once; the key read. */
+  private static String readKeyWhileRunning(Operation op, Ways way) throws Exception {
+    CyclicBarrier go = new CyclicBarrier(2);
+    CompletableFuture<String> read = CompletableFuture.supplyAsync(() -> {
+      await(go);
+      return op.idempotencyKey();
+    });
+    await(go);
+    run(op, way).close();
+    return read.get(10, TimeUnit.SECONDS);
   }
 
   @ParameterizedTest(name = "{0}")
@@ -302,7 +264,7 @@ class OneEngineObjectTest {
 
   @ParameterizedTest(name = "{0} on {1}")
   @MethodSource("operationWaysAndProtocols")
-  void theBreakerMeasuresAnAttemptWithTheClientsTimeSource(Way way, Protocol protocol)
+  void theBreakerMeasuresAnAttemptWithTheClientsTimeSource(Ways way, Protocol protocol)
       throws Exception {
     start(protocol);
     FakeTimeSource time = new FakeTimeSource();
