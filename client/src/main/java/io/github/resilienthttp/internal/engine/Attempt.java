@@ -62,6 +62,8 @@ public final class Attempt extends AttemptPermits implements Function0<Attempt> 
    */
   private volatile boolean failedBeforeWire;
   private volatile Call call;
+  /** OkHttp reported this attempt's call ended while it was not its operation's watched call. */
+  private volatile boolean callEnded;
   /** Run once, when the first request of this attempt reaches the SDK's network interceptor. */
   private volatile Runnable onWire;
 
@@ -190,6 +192,16 @@ public final class Attempt extends AttemptPermits implements Function0<Attempt> 
   /** OkHttp starts writing a request body of this attempt ({@code requestBodyStart}). */
   public void requestBodyStarted() {
     BODY_STARTED.setRelease(this, true); // as requestSent()
+  }
+
+  /** OkHttp reported this attempt's call ended ({@link Execution#watchedCallEnded}). */
+  void callEnded() {
+    callEnded = true; // volatile: ordered before the watched call is read again
+  }
+
+  /** Whether OkHttp reported this attempt's call ended (see {@link #callEnded()}). */
+  boolean callEndedYet() {
+    return callEnded;
   }
 
   /** The attempt failed after the SDK's network interceptor and before anything was written. */

@@ -258,13 +258,24 @@ public abstract class Execution extends WatchEntry<Execution>
   }
 
   /**
-   * Makes {@code call} the one the deadline's backstop watches: for a hedged operation whose winner
-   * is not the latest copy, so that the deadline still bounds reading the winner's body. A loser's
-   * end is then ignored (it is not the watched call).
+   * Makes {@code winner}'s call the one the deadline's backstop watches, for a hedged operation,
+   * so that the deadline still bounds reading the winner's body when it is not the latest copy. A
+   * loser's end is then ignored (it is not the watched call). A winner whose call already ended
+   * (an empty body) keeps that end, so that the operation is forgotten once it ends.
    */
-  final void watchWinner(Call call) {
-    watchedCall = call;
+  final void watchWinner(Attempt winner) {
+    Call call = winner.call();
+    if (watchedCall == call) {
+      return; // already the watched call: its end, if OkHttp reported it, is counted
+    }
     watchedCallEnded = false;
+    watchedCall = call;
+    // An empty body ends the call before the driver judges it: that end was reported while
+    // another copy's call was the watched one. Read after the write above, as callEnded writes
+    // the attempt's mark before it reads the watched call: one of the two sees the other.
+    if (winner.callEndedYet()) {
+      watchedCallEnded = true;
+    }
   }
 
   /**
@@ -305,6 +316,16 @@ public abstract class Execution extends WatchEntry<Execution>
     if (watchedCall == call) {
       // The sweep reads it without a fence of its own: a late read only delays forgetting.
       WATCHED_CALL_ENDED.setRelease(this, true);
+      return;
+    }
+    // Not the watched call (an earlier attempt, a hedged copy): a hedge's winner may become the
+    // watched one after its call ended (watchWinner), so its attempt keeps the end.
+    Attempt a = call.tag(Attempt.TAG);
+    if (a != null) {
+      a.callEnded();
+      if (watchedCall == call) {
+        watchedCallEnded = true;
+      }
     }
   }
 

@@ -344,7 +344,7 @@ public final class HedgingDriver implements Callback {
     if (result != null) {
       releaseReserved(next);
       winner = a;
-      op.watchWinner(a.call()); // the deadline bounds reading the winner's body, not a loser's
+      op.watchWinner(a); // the deadline bounds reading the winner's body, not a loser's
       end(result, null);
       return;
     }
