@@ -227,6 +227,64 @@ class ReviewFindingsTest {
         .until(() -> client.runtime().deadlineWatchdog().watchedCount() == 0);
   }
 
+  // ------------------------------------------------------------------ pass-through plain calls
+
+  /**
+   * closeNow() cancels an attempt in flight, plain calls included (docs/lifecycle.md). A
+   * pass-through plain call ({@code OperationOptions.passThrough()}) was registered with the
+   * lifecycle before issue 26 ({@code ClientLifecycle.enterPlainCall}); now it registers nowhere
+   * and its call is not watched ({@code RetryInterceptor.proceed} returns before
+   * {@code watchPlainCall}), so closeNow() does not reach it: it goes on for the server's 30 s.
+   */
+  @ParameterizedTest(name = "enqueue={0} on {1}")
+  @MethodSource("asyncOrNotAndProtocols")
+  void closeNowCancelsAPassThroughPlainCallInFlight(boolean enqueue, Protocol protocol)
+      throws Exception {
+    start(protocol);
+    server.enqueue(new MockResponse.Builder().body("late")
+        .headersDelay(30, TimeUnit.SECONDS).build());
+    ResilientHttpClient client = client(builder());
+    Request request = get().newBuilder().tag(OperationOptions.class, OperationOptions.passThrough())
+        .build();
+    Call call = client.okHttpClient().newCall(request);
+    CompletableFuture<Response> f = new CompletableFuture<>();
+    if (enqueue) {
+      call.enqueue(new okhttp3.Callback() {
+        @Override
+        public void onFailure(Call c, IOException e) {
+          f.completeExceptionally(e);
+        }
+
+        @Override
+        public void onResponse(Call c, Response response) {
+          f.complete(response);
+        }
+      });
+    } else {
+      CompletableFuture.runAsync(() -> {
+        try {
+          f.complete(call.execute());
+        } catch (IOException e) {
+          f.completeExceptionally(e);
+        }
+      });
+    }
+    assertThat(server.takeRequest(10, TimeUnit.SECONDS)).isNotNull();
+
+    client.closeNow();
+
+    Throwable e;
+    try {
+      f.get(5, TimeUnit.SECONDS).close();
+      throw new AssertionError("expected a failure");
+    } catch (ExecutionException x) {
+      e = x.getCause();
+    }
+    assertThat(e).isInstanceOf(IOException.class);
+    assertThat(call.isCanceled()).isTrue();
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
   // ------------------------------------------------------------------ 202 waits
 
   /**
