@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>Work that <em>waits</em> (a backoff, a bulkhead or rate-limit wait, a scheduled retry) is
  *       registered here while it waits ({@link #enterWait}), and runs with steps (the 202 wait, an
- *       outcome query, the outbox exit) or hedges for their whole life ({@link #enter}): a close
- *       wakes them, and they end with the close's failure.
+ *       outcome query, the outbox exit) or hedges for their whole life ({@link #enter}), as is a
+ *       pass-through plain call (its call is not watched): a close wakes them, and they end with
+ *       the close's failure.
  *   <li>Attempts <em>in flight</em> are the deadline watchdog's (it watches every attempt's call
  *       until its operation is done): {@code closeNow()} cancels them through it
  *       ({@code ClientRuntime.close}). An attempt that starts as the client closes either is seen

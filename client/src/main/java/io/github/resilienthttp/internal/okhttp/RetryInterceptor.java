@@ -8,6 +8,7 @@ import io.github.resilienthttp.internal.engine.Execution;
 import io.github.resilienthttp.internal.engine.Run;
 import io.github.resilienthttp.ResilientHttpException;
 import java.io.IOException;
+import okhttp3.Call;
 import okhttp3.Interceptor;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -55,10 +56,34 @@ public final class RetryInterceptor implements Interceptor {
     return proceed(chain, op);
   }
 
-  private Response proceed(Chain chain, Run op) throws IOException {
-    if (op.passThrough()) {
+  /**
+   * A call that opted out of the SDK: sent as the wrapped client would, neither retried nor
+   * watched for a deadline. It is registered with the client's lifecycle while it runs, since the
+   * watchdog does not know its call: closeNow() cancels it, as any plain call in flight.
+   */
+  private Response passThrough(Chain chain, Run op) throws IOException {
+    Call call = chain.call();
+    ClientLifecycle lifecycle = client.lifecycle();
+    ClientLifecycle.Stoppable closing = now -> {
+      if (now) {
+        call.cancel();
+      }
+    };
+    if (!lifecycle.enterWait(closing)) {
+      throw new ResilientHttpException("client closed: no new calls (nothing was sent)",
+          op.key(), op.keySent(), 0, ClientLifecycle.REASON, ClientLifecycle.closedError());
+    }
+    try {
       return (wrappedRetriesOnConnectionFailure ? chain.withRetryOnConnectionFailure(true) : chain)
           .proceed(op.request());
+    } finally {
+      lifecycle.exit(closing);
+    }
+  }
+
+  private Response proceed(Chain chain, Run op) throws IOException {
+    if (op.passThrough()) {
+      return passThrough(chain, op);
     }
     // The deadline's backstop watches the plain call as it watches execute()'s attempts, so the
     // deadline bounds a trickled body read after the call returned, and a cancel of the call
