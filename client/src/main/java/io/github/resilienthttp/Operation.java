@@ -38,7 +38,7 @@ public final class Operation {
   private final Request request;
   /** What the setters chose, made by the first one; built once by {@link #begin}. */
   private OperationSettings.Builder settings;
-  /** The run, made on first need (the start, or a cancel before it): the one cancel target. */
+  /** The run, made with the handle (a cancel may come before the start): the one cancel target. */
   private final Run run;
 
   Operation(ClientRuntime client, Request request) {

@@ -159,11 +159,6 @@ public final class DeadlineWatchdog {
   }
 
   /**
-   * How many operations are watched now.
-   *
-   * @return the number of watched operations (for tests)
-   */
-  /**
    * Every operation watched now (an attempt in flight, or a response whose body is not read yet),
    * for {@code closeNow()}: a snapshot, taken under the sweep's lock so that no link moves while it
    * is read.
@@ -181,6 +176,11 @@ public final class DeadlineWatchdog {
     return ops;
   }
 
+  /**
+   * How many operations are watched now.
+   *
+   * @return the number of watched operations (for tests)
+   */
   public synchronized int watchedCount() {
     int n = 0;
     for (Execution op = joined.get(); op != null; op = WatchEntry.next(op)) {

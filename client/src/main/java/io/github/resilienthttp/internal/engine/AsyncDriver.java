@@ -216,7 +216,6 @@ public final class AsyncDriver implements Callback {
     }
   }
 
-  /** A retry's step, on the scheduler's thread (the default one or the user's). */
   /** Registers the operation for a wait; see {@link RetryLoop#enterWait()}. */
   private boolean beginWait() {
     if (!loop.enterWait()) {
@@ -234,6 +233,7 @@ public final class AsyncDriver implements Callback {
     }
   }
 
+  /** A retry's step, on the scheduler's thread (the default one or the user's). */
   private void scheduledStep() {
     schedulerStep = Thread.currentThread();
     try {
