@@ -410,6 +410,8 @@ public final class Operation {
    */
   private Run begin(AsyncOperationPolicy wait, Instant keyCreatedAt) {
     Run r = run;
+    // Claimed for good: an operation that fails to start (a policy that cannot build its steps)
+    // is not run again either; make a new one.
     if (!r.claim()) {
       throw new IllegalStateException("an Operation runs once; create a new one with"
           + " client.operation(request), or resume an intent with .idempotencyKey(key)");

@@ -54,11 +54,13 @@ public abstract class Execution extends WatchEntry<Execution>
    */
   private volatile Call watchedCall;
   /**
-   * Set when OkHttp reported {@link #watchedCall} ended ({@code callEnd} or {@code callFailed}).
-   * That happens before the operation ends when the body was complete at once (an empty body), and
-   * for an async operation's earlier attempts; {@link #callDone()} tells the two apart.
+   * The watched call once OkHttp reported it ended ({@code callEnd} or {@code callFailed}): done
+   * while it is still {@link #watchedCall}. That happens before the operation ends when the body
+   * was complete at once (an empty body), and for an async operation's earlier attempts;
+   * {@link #callDone()} tells the two apart. A reference, not a flag, so that an earlier call's end
+   * that lands as the next attempt's call is set counts for nothing: no reset races it.
    */
-  private volatile boolean watchedCallEnded;
+  private volatile Call endedCall;
   /** Set when the operation ended without a response: no body will be read. */
   private volatile boolean endedWithoutResponse;
   /**
@@ -93,7 +95,7 @@ public abstract class Execution extends WatchEntry<Execution>
   private static final VarHandle ENDED;
   private static final VarHandle KEY;
   private static final VarHandle WATCHED_CALL;
-  private static final VarHandle WATCHED_CALL_ENDED;
+  private static final VarHandle ENDED_CALL;
 
   static {
     try {
@@ -104,7 +106,7 @@ public abstract class Execution extends WatchEntry<Execution>
       ENDED = lookup.findVarHandle(Execution.class, "ended", boolean.class);
       KEY = lookup.findVarHandle(Execution.class, "key", String.class);
       WATCHED_CALL = lookup.findVarHandle(Execution.class, "watchedCall", Call.class);
-      WATCHED_CALL_ENDED = lookup.findVarHandle(Execution.class, "watchedCallEnded", boolean.class);
+      ENDED_CALL = lookup.findVarHandle(Execution.class, "endedCall", Call.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -237,23 +239,15 @@ public abstract class Execution extends WatchEntry<Execution>
     Call call = client.attemptClient(attempt.remainingNanos()).newCall(request);
     call.tag(Attempt.TAG, attempt);
     attempt.call(call);
-    if (watchedCallEnded) {
-      watchedCallEnded = false;
+    // A volatile write: checked after it, a watchdog that dropped the operation (its deadline
+    // passed in real time, while this attempt was being set up) either saw this call and stopped
+    // it, or is told again here (watch() marks it watched), so no attempt ever runs unwatched. The
+    // blocking driver's cancel check relies on it too (Run.send): a cancel reads the watched call
+    // after it cancelled the attempts, the driver reads the cancel after this write.
+    watchedCall = call;
+    if (!isWatched()) {
+      client.deadlineWatchdog().watch(this);
     }
-    WATCHED_CALL.setRelease(this, call);
-    // Checked after the call is set: a watchdog that dropped the operation (its deadline passed in
-    // real time, while this attempt was being set up) either saw this call and stopped it, or is
-    // told again here (watch() marks it watched), so no attempt ever runs unwatched. An operation
-    // not watched yet (its first attempt) joins, whose compare-and-set orders the write above; one
-    // already watched needs the fence between the write and the check. Either way a full fence
-    // follows the write, which the blocking driver's cancel check relies on too (Run.send).
-    if (isWatched()) {
-      VarHandle.fullFence();
-      if (isWatched()) {
-        return call;
-      }
-    }
-    client.deadlineWatchdog().watch(this);
     return call;
   }
 
@@ -268,13 +262,12 @@ public abstract class Execution extends WatchEntry<Execution>
     if (watchedCall == call) {
       return; // already the watched call: its end, if OkHttp reported it, is counted
     }
-    watchedCallEnded = false;
     watchedCall = call;
     // An empty body ends the call before the driver judges it: that end was reported while
     // another copy's call was the watched one. Read after the write above, as callEnded writes
     // the attempt's mark before it reads the watched call: one of the two sees the other.
     if (winner.callEndedYet()) {
-      watchedCallEnded = true;
+      endedCall = call;
     }
   }
 
@@ -283,7 +276,6 @@ public abstract class Execution extends WatchEntry<Execution>
    * proceeds, so the call is the same for all of them.
    */
   public final void watchPlainCall(Call call) {
-    watchedCallEnded = false;
     watchedCall = call;
     if (call.isCanceled()) {
       cancel();
@@ -315,7 +307,7 @@ public abstract class Execution extends WatchEntry<Execution>
   public final void watchedCallEnded(Call call) {
     if (watchedCall == call) {
       // The sweep reads it without a fence of its own: a late read only delays forgetting.
-      WATCHED_CALL_ENDED.setRelease(this, true);
+      ENDED_CALL.setRelease(this, call);
       return;
     }
     // Not the watched call (an earlier attempt, a hedged copy): a hedge's winner may become the
@@ -324,20 +316,20 @@ public abstract class Execution extends WatchEntry<Execution>
     if (a != null) {
       a.callEnded();
       if (watchedCall == call) {
-        watchedCallEnded = true;
+        endedCall = call;
       }
     }
   }
 
   /**
-   * The deadline watchdog forgot this operation, which is done ({@link #callDone()}): it keeps no
-   * reference to its last call (nor, through the call's tag, to its last attempt), so that a run
-   * that goes on waiting (a 202 wait) keeps none of its attempts' state.
+   * The deadline watchdog forgot this operation, which is done ({@link #callDone()}: it starts no
+   * attempt any more): it keeps no reference to its last call (nor, through the call's tag, to its
+   * last attempt), so that a run that goes on waiting (a 202 wait) keeps none of its attempts'
+   * state.
    */
   public final void forgotten() {
-    if (ended) {
-      WATCHED_CALL.setRelease(this, null);
-    }
+    WATCHED_CALL.setRelease(this, null);
+    ENDED_CALL.setRelease(this, null);
   }
 
   /** Records that the operation ended without a response: no body will be read. */
@@ -350,7 +342,8 @@ public abstract class Execution extends WatchEntry<Execution>
    * or OkHttp reported its last call ended (the body was read or closed).
    */
   public final boolean callDone() {
-    return endedWithoutResponse || (watchedCallEnded && ended);
+    Call last = endedCall;
+    return endedWithoutResponse || (last != null && last == watchedCall && ended);
   }
 
   /**

@@ -76,9 +76,15 @@ public final class Run extends RetryLoop implements BlockingDriver.Attempts {
    * is not kept while the run waits.
    */
   private volatile Object current;
-  /** Whether the run has attempts of its own: not a wait resumed from a token. */
+  /**
+   * Whether the run's own attempts may still be cancelled: set by define(), cleared when they
+   * ended (a run with steps goes on). A plain field read by a cancel or a close on another thread:
+   * a stale {@code true} only calls the attempts' cancel, which does nothing once their outcome is
+   * settled ({@link Execution#cancel()}).
+   */
   private boolean ownAttempts;
-  // Written by start(), before the volatile write of `phase`; read by the driver after it.
+  // Written by start(), before the release write of `phase`; read by the driver after it, and by
+  // stop() after it read the phase.
   private HedgingPolicy hedging;
   /** The features above the attempts, or {@code null} for a run of attempts alone. */
   private Features features;
@@ -251,7 +257,10 @@ public final class Run extends RetryLoop implements BlockingDriver.Attempts {
   }
 
   /**
-   * Whether the run was cancelled (before its response was handed over).
+   * Whether {@link #cancelRun()} or a close reached the run before it returned: what a run with
+   * steps asks between them. A run of attempts alone never marks its return here (its attempts'
+   * outcome, {@link Execution#isCanceled()}, does), so a cancel after its return still sets this,
+   * harmlessly.
    *
    * @return whether the run was cancelled
    */
@@ -543,8 +552,10 @@ public final class Run extends RetryLoop implements BlockingDriver.Attempts {
     Steps s = on.steps;
     OperationFuture result = new OperationFuture(this::cancelRun);
     on.future = result;
-    if (isRunCanceled()) {
-      result.cancelFromOperation(); // cancel() came before the future was published
+    if (isRunCanceled() && !runtime().lifecycle().isClosedNow()) {
+      // cancel() came before the future was published. A closeNow() does not cancel it: the
+      // steps see the close and fail the run with it (client-closed), as they do later on.
+      result.cancelFromOperation();
     }
     new Chain(s, on.inner, result, true).next(Runnable::run, s::start);
     return result;

@@ -1,12 +1,12 @@
 package io.github.resilienthttp.internal.okhttp;
 
+import io.github.resilienthttp.ResilientHttpException;
 import io.github.resilienthttp.internal.engine.Attempt;
 import io.github.resilienthttp.internal.engine.BlockingDriver;
 import io.github.resilienthttp.internal.engine.ClientLifecycle;
 import io.github.resilienthttp.internal.engine.ClientRuntime;
 import io.github.resilienthttp.internal.engine.Execution;
 import io.github.resilienthttp.internal.engine.Run;
-import io.github.resilienthttp.ResilientHttpException;
 import java.io.IOException;
 import okhttp3.Call;
 import okhttp3.Interceptor;
