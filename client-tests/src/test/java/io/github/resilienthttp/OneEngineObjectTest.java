@@ -11,20 +11,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import mockwebserver3.MockResponse;
-import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
-import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Protocol;
-import okhttp3.Request;
-import okhttp3.RequestBody;
 import okhttp3.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,20 +34,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * attempt's duration with the client's {@code TimeSource}.
  */
 class OneEngineObjectTest {
-  private static final MediaType JSON = MediaType.get("application/json");
   private static final int RACES = 200;
 
-  private MockWebServer server;
-  private OkHttpClient okHttp;
-  private final List<ResilientHttpClient> clients = new ArrayList<>();
-
-  static List<Protocol> protocols() {
-    return List.of(Protocol.HTTP_1_1, Protocol.H2_PRIOR_KNOWLEDGE);
-  }
+  private ProtocolServer loop;
 
   static List<Arguments> operationWaysAndProtocols() {
     List<Arguments> all = new ArrayList<>();
-    for (Protocol p : protocols()) {
+    for (Protocol p : ProtocolServer.protocols()) {
       all.add(Arguments.of(Ways.BLOCKING, p));
       all.add(Arguments.of(Ways.ASYNC, p));
     }
@@ -62,7 +49,7 @@ class OneEngineObjectTest {
 
   static List<Arguments> waysAndProtocols() {
     List<Arguments> all = new ArrayList<>();
-    for (Protocol p : protocols()) {
+    for (Protocol p : ProtocolServer.protocols()) {
       for (Ways w : Ways.values()) {
         all.add(Arguments.of(w, p));
       }
@@ -70,56 +57,10 @@ class OneEngineObjectTest {
     return all;
   }
 
-  private void start(Protocol protocol) throws IOException {
-    server = new MockWebServer();
-    OkHttpClient.Builder b = new OkHttpClient.Builder();
-    if (protocol == Protocol.H2_PRIOR_KNOWLEDGE) {
-      server.setProtocols(List.of(Protocol.H2_PRIOR_KNOWLEDGE));
-      b.protocols(List.of(Protocol.H2_PRIOR_KNOWLEDGE));
-    }
-    server.start();
-    okHttp = b.build();
-  }
-
   @AfterEach
   void tearDown() {
-    clients.forEach(ResilientHttpClient::closeNow);
-    if (okHttp != null) {
-      okHttp.dispatcher().executorService().shutdown();
-      okHttp.connectionPool().evictAll();
-    }
-    if (server != null) {
-      server.close();
-    }
-  }
-
-  private ResilientHttpClient client(ResilientHttpClient.Builder b) {
-    ResilientHttpClient c = b.build();
-    clients.add(c);
-    return c;
-  }
-
-  private ResilientHttpClient.Builder builder() {
-    return ResilientHttpClient.wrap(okHttp).retryBudget(RetryBudget.unlimited()).noCircuitBreaker()
-        .retryPolicy(RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ofSeconds(60)))
-            .deadline(Duration.ofMinutes(5)).build());
-  }
-
-  private Request get() {
-    return new Request.Builder().url(server.url("/orders/1")).build();
-  }
-
-  private Request charge() {
-    return new Request.Builder().url(server.url("/payments"))
-        .post(RequestBody.create("{\"order\":\"o-1\"}", JSON)).build();
-  }
-
-  private static Throwable failureOf(CompletableFuture<Response> f) throws Exception {
-    try {
-      f.get(10, TimeUnit.SECONDS).close();
-      throw new AssertionError("expected a failure");
-    } catch (ExecutionException e) {
-      return e.getCause() instanceof CompletionException c ? c.getCause() : e.getCause();
+    if (loop != null) {
+      loop.close();
     }
   }
 
@@ -127,37 +68,37 @@ class OneEngineObjectTest {
   @MethodSource("waysAndProtocols")
   void anAttemptInFlightIsRegisteredNowhereAndCloseNowStillStopsIt(Ways way, Protocol protocol)
       throws Exception {
-    start(protocol);
-    server.enqueue(new MockResponse.Builder().headersDelay(30, TimeUnit.SECONDS).build());
-    ResilientHttpClient client = client(builder());
-    CompletableFuture<Response> f = way.run(client, get());
-    assertThat(server.takeRequest(10, TimeUnit.SECONDS)).isNotNull();
+    loop = ProtocolServer.started(protocol);
+    loop.server.enqueue(new MockResponse.Builder().headersDelay(30, TimeUnit.SECONDS).build());
+    ResilientHttpClient client = loop.client(loop.builder());
+    CompletableFuture<Response> f = way.run(client, loop.get());
+    assertThat(loop.server.takeRequest(10, TimeUnit.SECONDS)).isNotNull();
 
     // In flight, the operation is in no set of the lifecycle: only the watchdog knows its call.
     assertThat(client.runtime().lifecycle().runningCount()).isZero();
     assertThat(client.runtime().deadlineWatchdog().watchedOperations()).hasSize(1);
     client.closeNow();
 
-    assertThat(failureOf(f)).isInstanceOfSatisfying(ResilientHttpException.class,
+    assertThat(ProtocolServer.failureOf(f)).isInstanceOfSatisfying(ResilientHttpException.class,
         e -> assertThat(e.reason()).isEqualTo("client-closed"));
-    assertThat(server.getRequestCount()).isEqualTo(1);
+    assertThat(loop.server.getRequestCount()).isEqualTo(1);
   }
 
   @ParameterizedTest(name = "{0} on {1}")
   @MethodSource("waysAndProtocols")
   void anOperationIsRegisteredWhileItWaitsAndNoLonger(Ways way, Protocol protocol)
       throws Exception {
-    start(protocol);
-    server.enqueue(new MockResponse.Builder().code(503).build());
+    loop = ProtocolServer.started(protocol);
+    loop.server.enqueue(new MockResponse.Builder().code(503).build());
     CountDownLatch waiting = new CountDownLatch(1);
-    ResilientHttpClient client = client(builder().addListener(new OperationListener() {
+    ResilientHttpClient client = loop.client(loop.builder().addListener(new OperationListener() {
       @Override
       public void retryScheduled(OperationInfo operation, int nextAttempt, Duration delay,
           boolean fromRetryAfter) {
         waiting.countDown();
       }
     }));
-    CompletableFuture<Response> f = way.run(client, get());
+    CompletableFuture<Response> f = way.run(client, loop.get());
     assertThat(waiting.await(10, TimeUnit.SECONDS)).isTrue();
 
     // The backoff registers it (the listener hears of the retry just before the wait starts).
@@ -165,10 +106,10 @@ class OneEngineObjectTest {
         .until(() -> client.runtime().lifecycle().runningCount() == 1);
     client.close();
 
-    assertThat(failureOf(f)).isInstanceOfSatisfying(ResilientHttpException.class,
+    assertThat(ProtocolServer.failureOf(f)).isInstanceOfSatisfying(ResilientHttpException.class,
         e -> assertThat(e.reason()).isEqualTo("client-closed"));
     assertThat(client.runtime().lifecycle().runningCount()).isZero();
-    assertThat(server.getRequestCount()).isEqualTo(1);
+    assertThat(loop.server.getRequestCount()).isEqualTo(1);
   }
 
   /** Runs {@code op} with {@code execute()} or {@code executeAsync()}. */
@@ -180,14 +121,14 @@ class OneEngineObjectTest {
   @MethodSource("operationWaysAndProtocols")
   void theKeyReadWhileAnOperationStartsIsTheKeyItSends(Ways way, Protocol protocol)
       throws Exception {
-    start(protocol);
-    ResilientHttpClient client = client(builder());
+    loop = ProtocolServer.started(protocol);
+    ResilientHttpClient client = loop.client(loop.builder());
     for (int i = 0; i < RACES; i++) {
-      server.enqueue(new MockResponse.Builder().code(201).build());
-      Operation op = client.operation(charge());
+      loop.server.enqueue(new MockResponse.Builder().code(201).build());
+      Operation op = client.operation(loop.charge());
       String read = readKeyWhileRunning(op, way);
 
-      RecordedRequest sent = server.takeRequest(10, TimeUnit.SECONDS);
+      RecordedRequest sent = loop.server.takeRequest(10, TimeUnit.SECONDS);
       assertThat(read).isEqualTo(sent.getHeaders().get("Idempotency-Key"))
           .isEqualTo(op.idempotencyKey());
     }
@@ -197,16 +138,16 @@ class OneEngineObjectTest {
   @MethodSource("operationWaysAndProtocols")
   void aKeyReadBeforeTheStartOfAnUnkeyedOperationIsItsKeyAfterwards(Ways way, Protocol protocol)
       throws Exception {
-    start(protocol);
-    ResilientHttpClient client = client(builder());
+    loop = ProtocolServer.started(protocol);
+    ResilientHttpClient client = loop.client(loop.builder());
     for (int i = 0; i < RACES; i++) {
-      server.enqueue(new MockResponse.Builder().code(200).build());
-      Operation op = client.operation(get());
+      loop.server.enqueue(new MockResponse.Builder().code(200).build());
+      Operation op = client.operation(loop.get());
       String read = readKeyWhileRunning(op, way);
 
       assertThat(op.idempotencyKeySent()).isFalse();
       assertThat(read).isEqualTo(op.idempotencyKey());
-      assertThat(server.takeRequest(10, TimeUnit.SECONDS).getHeaders().get("Idempotency-Key"))
+      assertThat(loop.server.takeRequest(10, TimeUnit.SECONDS).getHeaders().get("Idempotency-Key"))
           .isNull();
     }
   }
@@ -224,14 +165,14 @@ class OneEngineObjectTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @MethodSource("protocols")
+  @MethodSource("io.github.resilienthttp.ProtocolServer#protocols")
   void anOperationStartedFromTwoThreadsAtOnceRunsOnce(Protocol protocol) throws Exception {
-    start(protocol);
-    ResilientHttpClient client = client(builder());
+    loop = ProtocolServer.started(protocol);
+    ResilientHttpClient client = loop.client(loop.builder());
     AtomicInteger refused = new AtomicInteger();
     for (int i = 0; i < RACES; i++) {
-      server.enqueue(new MockResponse.Builder().code(201).build());
-      Operation op = client.operation(charge());
+      loop.server.enqueue(new MockResponse.Builder().code(201).build());
+      Operation op = client.operation(loop.charge());
       CyclicBarrier go = new CyclicBarrier(2);
       CompletableFuture<Integer> other = CompletableFuture.supplyAsync(() -> {
         await(go);
@@ -246,7 +187,7 @@ class OneEngineObjectTest {
       assertThat(op.attempts()).isEqualTo(1);
     }
     assertThat(refused).hasValue(RACES);
-    assertThat(server.getRequestCount()).isEqualTo(RACES);
+    assertThat(loop.server.getRequestCount()).isEqualTo(RACES);
   }
 
   /** Runs {@code op}: 1 when it ran, 0 when it was refused because it runs once. */
@@ -266,10 +207,10 @@ class OneEngineObjectTest {
   @MethodSource("operationWaysAndProtocols")
   void theBreakerMeasuresAnAttemptWithTheClientsTimeSource(Ways way, Protocol protocol)
       throws Exception {
-    start(protocol);
+    loop = ProtocolServer.started(protocol);
     FakeTimeSource time = new FakeTimeSource();
     // Each attempt takes 2 s on the client's clock (real time: a few ms): a slow call.
-    OkHttpClient slowOnTheFakeClock = okHttp.newBuilder().addInterceptor(chain -> {
+    OkHttpClient slowOnTheFakeClock = loop.okHttp.newBuilder().addInterceptor(chain -> {
       Response r = chain.proceed(chain.request());
       time.advance(Duration.ofSeconds(2));
       return r;
@@ -277,19 +218,19 @@ class OneEngineObjectTest {
     CircuitBreaker breaker = CircuitBreaker.of("payments", CircuitBreakerConfig.custom()
         .slowCallDurationThreshold(Duration.ofSeconds(1)).slowCallRateThreshold(50)
         .minimumNumberOfCalls(2).slidingWindowSize(2).build());
-    ResilientHttpClient client = client(ResilientHttpClient.wrap(slowOnTheFakeClock)
+    ResilientHttpClient client = loop.client(ResilientHttpClient.wrap(slowOnTheFakeClock)
         .timeSource(time).circuitBreaker(breaker));
-    server.enqueue(new MockResponse.Builder().code(200).build());
-    server.enqueue(new MockResponse.Builder().code(200).build());
+    loop.server.enqueue(new MockResponse.Builder().code(200).build());
+    loop.server.enqueue(new MockResponse.Builder().code(200).build());
 
-    run(client.operation(get()), way).close();
-    run(client.operation(get()), way).close();
+    run(client.operation(loop.get()), way).close();
+    run(client.operation(loop.get()), way).close();
 
     assertThat(breaker.getMetrics().getNumberOfSlowCalls()).isEqualTo(2);
     assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.OPEN);
-    assertThatThrownBy(() -> client.operation(get()).execute())
+    assertThatThrownBy(() -> client.operation(loop.get()).execute())
         .isInstanceOf(CircuitBreakerOpenException.class);
-    assertThat(server.getRequestCount()).isEqualTo(2);
+    assertThat(loop.server.getRequestCount()).isEqualTo(2);
   }
 
   private static void await(CyclicBarrier barrier) {
