@@ -1,5 +1,9 @@
 package io.github.resilienthttp.bench;
 
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig.SlidingWindowSynchronizationStrategy;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilienthttp.ResilientHttpClient;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -26,12 +30,14 @@ import okhttp3.ConnectionPool;
  * are threads, so that no caller pays for connection churn the others do not.
  *
  * <pre>
- * java -cp client-tests/target/benchmarks.jar io.github.resilienthttp.bench.ScalingThroughput [rounds] [slice ms] [threads,...] [GET|POST] [sdk-only]
+ * java -cp client-tests/target/benchmarks.jar io.github.resilienthttp.bench.ScalingThroughput [rounds] [slice ms] [threads,...] [GET|POST] [sdk-only|sdk-parts]
  * </pre>
  *
  * <p>{@code sdk-only} measures raw OkHttp and the SDK alone (the issue's ratio, SDK / raw OkHttp):
  * with two callers a round is shorter, so more rounds fit in the same time and the interval of
- * that one ratio is narrower.
+ * that one ratio is narrower. {@code sdk-parts} adds the SDK without its circuit breaker, to show
+ * what the breaker (resilience4j's, which every like-for-like stack runs too) costs at each thread
+ * count.
  */
 public final class ScalingThroughput {
   private static final long SEED = 20_261_201L;
@@ -43,30 +49,44 @@ public final class ScalingThroughput {
     long sliceMillis = args.length > 1 ? Long.parseLong(args[1]) : 500;
     String[] threadCounts = (args.length > 2 ? args[2] : "1,4,16,64").split(",");
     String method = args.length > 3 ? args[3] : "GET";
-    boolean sdkOnly = args.length > 4 && args[4].equals("sdk-only");
+    boolean sdkParts = args.length > 4 && args[4].equals("sdk-parts");
+    boolean sdkOnly = sdkParts || args.length > 4 && args[4].equals("sdk-only");
     System.out.printf(Locale.ROOT, "Paired throughput (%s): %d rounds x %d ms per caller per thread count,"
         + " shuffled order per round (seed %d), after 2 warm-up rounds%n%n", method, rounds, sliceMillis,
         SEED);
     for (String t : threadCounts) {
-      measure(method, Integer.parseInt(t.trim()), rounds, sliceMillis, sdkOnly);
+      measure(method, Integer.parseInt(t.trim()), rounds, sliceMillis, sdkOnly, sdkParts);
     }
   }
 
   private static void measure(String method, int threads, int rounds, long sliceMillis,
-      boolean sdkOnly) throws Throwable {
+      boolean sdkOnly, boolean sdkParts) throws Throwable {
     SuccessPath s = new SuccessPathThroughputBenchmark();
     s.method = method;
     s.setUp();
     try {
       s.okHttp = s.okHttp.newBuilder()
           .connectionPool(new ConnectionPool(Math.max(5, threads), 5, TimeUnit.MINUTES)).build();
-      s.sdk = io.github.resilienthttp.ResilientHttpClient.wrap(s.okHttp).build();
+      s.sdk = ResilientHttpClient.wrap(s.okHttp).build();
       s.rebuildStacks();
       boolean post = "POST".equals(method);
       Map<String, InterleavedLatency.Call> callers = new LinkedHashMap<>();
       callers.put("OkHttp `newCall().execute()`" + (post ? " + key" : ""),
           post ? s::rawOkHttpWithNewKeyCall : s::rawOkHttpCall);
       callers.put("SDK `operation(req).execute()`", s::sdkSyncCall);
+      if (sdkParts) {
+        ResilientHttpClient noBreaker = s.sdk.newBuilder().noCircuitBreaker().build();
+        ResilientHttpClient lockFree = s.sdk.newBuilder()
+            .circuitBreakerRegistry(CircuitBreakerRegistry.of(
+                CircuitBreakerConfig.from(ResilientHttpClient.defaultCircuitBreakerConfig())
+                    .slidingWindowSynchronizationStrategy(SlidingWindowSynchronizationStrategy.LOCK_FREE)
+                    .build()))
+            .build();
+        callers.put("SDK without its circuit breaker", () -> SuccessPath.consume(
+            noBreaker.operation(s.request).execute()));
+        callers.put("SDK, breaker window LOCK_FREE", () -> SuccessPath.consume(
+            lockFree.operation(s.request).execute()));
+      }
       if (!sdkOnly) {
         callers.put("SDK + bulkhead (like-for-like stack)", s::sdkWithBulkheadCall);
         callers.put("Failsafe retry + breaker + bulkhead" + (post ? " + key" : ""),
