@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -33,12 +32,7 @@ class EngineEdgeCasesTest {
   private ProtocolServer loop;
 
   static List<Arguments> asyncOrNotAndProtocols() {
-    List<Arguments> all = new ArrayList<>();
-    for (Protocol p : ProtocolServer.protocols()) {
-      all.add(Arguments.of(false, p));
-      all.add(Arguments.of(true, p));
-    }
-    return all;
+    return ProtocolServer.withEachProtocol(false, true);
   }
 
   @AfterEach
@@ -130,28 +124,7 @@ class EngineEdgeCasesTest {
       }
     }));
     Call call = client.okHttpClient().newCall(loop.get());
-    CompletableFuture<Response> f = new CompletableFuture<>();
-    if (enqueue) {
-      call.enqueue(new okhttp3.Callback() {
-        @Override
-        public void onFailure(Call c, IOException e) {
-          f.completeExceptionally(e);
-        }
-
-        @Override
-        public void onResponse(Call c, Response response) {
-          f.complete(response);
-        }
-      });
-    } else {
-      CompletableFuture.runAsync(() -> {
-        try {
-          f.complete(call.execute());
-        } catch (IOException e) {
-          f.completeExceptionally(e);
-        }
-      });
-    }
+    CompletableFuture<Response> f = Ways.start(call, enqueue);
     assertThat(waiting.await(10, TimeUnit.SECONDS)).isTrue();
     await().atMost(Duration.ofSeconds(10))
         .until(() -> client.runtime().lifecycle().runningCount() == 1);
@@ -192,28 +165,7 @@ class EngineEdgeCasesTest {
     Request request = loop.get().newBuilder().tag(OperationOptions.class, OperationOptions.passThrough())
         .build();
     Call call = client.okHttpClient().newCall(request);
-    CompletableFuture<Response> f = new CompletableFuture<>();
-    if (enqueue) {
-      call.enqueue(new okhttp3.Callback() {
-        @Override
-        public void onFailure(Call c, IOException e) {
-          f.completeExceptionally(e);
-        }
-
-        @Override
-        public void onResponse(Call c, Response response) {
-          f.complete(response);
-        }
-      });
-    } else {
-      CompletableFuture.runAsync(() -> {
-        try {
-          f.complete(call.execute());
-        } catch (IOException e) {
-          f.completeExceptionally(e);
-        }
-      });
-    }
+    CompletableFuture<Response> f = Ways.start(call, enqueue);
     assertThat(loop.server.takeRequest(10, TimeUnit.SECONDS)).isNotNull();
 
     client.closeNow();

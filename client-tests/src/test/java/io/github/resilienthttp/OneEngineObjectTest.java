@@ -8,7 +8,6 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilienthttp.testkit.FakeTimeSource;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -39,22 +38,11 @@ class OneEngineObjectTest {
   private ProtocolServer loop;
 
   static List<Arguments> operationWaysAndProtocols() {
-    List<Arguments> all = new ArrayList<>();
-    for (Protocol p : ProtocolServer.protocols()) {
-      all.add(Arguments.of(Ways.BLOCKING, p));
-      all.add(Arguments.of(Ways.ASYNC, p));
-    }
-    return all;
+    return ProtocolServer.withEachProtocol(Ways.BLOCKING, Ways.ASYNC);
   }
 
   static List<Arguments> waysAndProtocols() {
-    List<Arguments> all = new ArrayList<>();
-    for (Protocol p : ProtocolServer.protocols()) {
-      for (Ways w : Ways.values()) {
-        all.add(Arguments.of(w, p));
-      }
-    }
-    return all;
+    return ProtocolServer.withEachProtocol((Object[]) Ways.values());
   }
 
   @AfterEach

@@ -15,6 +15,7 @@ import okhttp3.Protocol;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
+import org.junit.jupiter.params.provider.Arguments;
 
 /**
  * A MockWebServer speaking HTTP/1.1 or HTTP/2 (prior knowledge) on a loopback port, the OkHttp
@@ -32,6 +33,20 @@ final class ProtocolServer implements AutoCloseable {
   /** {@return the protocols every case runs on} */
   static List<Protocol> protocols() {
     return List.of(Protocol.HTTP_1_1, Protocol.H2_PRIOR_KNOWLEDGE);
+  }
+
+  /**
+   * {@return each of {@code values} with each protocol, as parameterized-test arguments (value,
+   * protocol), protocol by protocol}
+   */
+  static List<Arguments> withEachProtocol(Object... values) {
+    List<Arguments> all = new ArrayList<>();
+    for (Protocol p : protocols()) {
+      for (Object v : values) {
+        all.add(Arguments.of(v, p));
+      }
+    }
+    return all;
   }
 
   /**

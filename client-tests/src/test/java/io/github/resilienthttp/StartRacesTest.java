@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
@@ -41,13 +40,7 @@ class StartRacesTest {
   private ProtocolServer loop;
 
   static List<Arguments> waysAndProtocols() {
-    List<Arguments> all = new ArrayList<>();
-    for (Protocol p : ProtocolServer.protocols()) {
-      for (Way w : Way.values()) {
-        all.add(Arguments.of(w, p));
-      }
-    }
-    return all;
+    return ProtocolServer.withEachProtocol((Object[]) Way.values());
   }
 
   private void start(Protocol protocol) throws IOException {

@@ -27,30 +27,49 @@ enum Ways {
     switch (this) {
       case ASYNC:
         return client.operation(request).executeAsync();
-      case PLAIN_ENQUEUE: {
-        CompletableFuture<Response> f = new CompletableFuture<>();
-        client.okHttpClient().newCall(request).enqueue(new okhttp3.Callback() {
-          @Override
-          public void onFailure(okhttp3.Call call, IOException e) {
-            f.completeExceptionally(e);
-          }
-
-          @Override
-          public void onResponse(okhttp3.Call call, Response response) {
-            f.complete(response);
-          }
-        });
-        return f;
-      }
+      case PLAIN_ENQUEUE:
+        return start(client.okHttpClient().newCall(request), true);
+      case PLAIN_CALL:
+        return start(client.okHttpClient().newCall(request), false);
       default:
         return CompletableFuture.supplyAsync(() -> {
           try {
-            return this == BLOCKING ? client.operation(request).execute()
-                : client.okHttpClient().newCall(request).execute();
+            return client.operation(request).execute();
           } catch (IOException e) {
             throw new CompletionException(e);
           }
         });
     }
+  }
+
+  /**
+   * Starts an OkHttp {@code call}: enqueued, or executed on a thread of its own.
+   *
+   * @return the response's future; a failure completes it exceptionally with the call's
+   *     {@code IOException} (when executed, wrapped in a {@link CompletionException})
+   */
+  static CompletableFuture<Response> start(okhttp3.Call call, boolean enqueue) {
+    if (!enqueue) {
+      return CompletableFuture.supplyAsync(() -> {
+        try {
+          return call.execute();
+        } catch (IOException e) {
+          throw new CompletionException(e);
+        }
+      });
+    }
+    CompletableFuture<Response> f = new CompletableFuture<>();
+    call.enqueue(new okhttp3.Callback() {
+      @Override
+      public void onFailure(okhttp3.Call c, IOException e) {
+        f.completeExceptionally(e);
+      }
+
+      @Override
+      public void onResponse(okhttp3.Call c, Response response) {
+        f.complete(response);
+      }
+    });
+    return f;
   }
 }
