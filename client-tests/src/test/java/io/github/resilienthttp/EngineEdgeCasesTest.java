@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import okhttp3.Call;
@@ -45,10 +44,10 @@ class EngineEdgeCasesTest {
   // ------------------------------------------------------------------ the watchdog forgets
 
   /**
-   * A hedged operation whose winning answer has an empty body (a 204, or Content-Length 0): OkHttp
-   * reports that call's end before the driver judges it, and {@code Execution.watchWinner} then
-   * clears {@code watchedCallEnded} again, so the watchdog keeps the operation (and its calls)
-   * until its deadline, 5 minutes here. The non-hedged twin is
+   * A hedged operation whose winning answer has an empty body (a 204, or Content-Length 0) is
+   * forgotten by the deadline watchdog once it ends, not at its deadline (5 minutes here): OkHttp
+   * reports that call's end before the driver judges it, so {@code Execution.watchWinner} must keep
+   * an end already reported. The non-hedged twin is
    * DeadlineAndInterruptTest.operationsWhoseBodyEndsAtOnceAreForgottenLongBeforeTheirDeadline.
    */
   @ParameterizedTest(name = "async={0} on {1}")
@@ -67,16 +66,13 @@ class EngineEdgeCasesTest {
 
     assertThat(op.attempts()).isEqualTo(1);
     assertThat(loop.server.getRequestCount()).isEqualTo(1);
-    await().atMost(Duration.ofSeconds(3))
-        .until(() -> client.runtime().lifecycle().runningCount() == 0);
-    await().atMost(Duration.ofSeconds(3))
-        .until(() -> client.runtime().deadlineWatchdog().watchedCount() == 0);
+    ProtocolServer.awaitNothingLeft(client);
   }
 
   /**
    * The same when the winner is not the latest copy: the first copy answers 204 after the hedge
-   * went out; its call's end was reported while the hedge's call was the watched one (ignored),
-   * and {@code watchWinner} then makes it the watched call as one not ended yet.
+   * went out, so its call's end was reported while the hedge's call was the watched one, and
+   * {@code watchWinner} must make it the watched call with that end.
    */
   @ParameterizedTest(name = "async={0} on {1}")
   @MethodSource("asyncOrNotAndProtocols")
@@ -97,10 +93,7 @@ class EngineEdgeCasesTest {
 
     assertThat(op.attempts()).isEqualTo(2);
     assertThat(OperationResult.of(r).orElseThrow().winningAttempt()).isEqualTo(1);
-    await().atMost(Duration.ofSeconds(3))
-        .until(() -> client.runtime().lifecycle().runningCount() == 0);
-    await().atMost(Duration.ofSeconds(3))
-        .until(() -> client.runtime().deadlineWatchdog().watchedCount() == 0);
+    ProtocolServer.awaitNothingLeft(client);
   }
 
   // ------------------------------------------------------------------ plain calls cancelled
@@ -139,20 +132,16 @@ class EngineEdgeCasesTest {
       assertThat(x.attempts()).isEqualTo(1);
     });
     assertThat(loop.server.getRequestCount()).isEqualTo(1);
-    await().atMost(Duration.ofSeconds(3))
-        .until(() -> client.runtime().lifecycle().runningCount() == 0);
-    await().atMost(Duration.ofSeconds(3))
-        .until(() -> client.runtime().deadlineWatchdog().watchedCount() == 0);
+    ProtocolServer.awaitNothingLeft(client);
   }
 
   // ------------------------------------------------------------------ pass-through plain calls
 
   /**
-   * closeNow() cancels an attempt in flight, plain calls included (docs/lifecycle.md). A
-   * pass-through plain call ({@code OperationOptions.passThrough()}) was registered with the
-   * lifecycle before issue 26 ({@code ClientLifecycle.enterPlainCall}); now it registers nowhere
-   * and its call is not watched ({@code RetryInterceptor.proceed} returns before
-   * {@code watchPlainCall}), so closeNow() does not reach it: it goes on for the server's 30 s.
+   * closeNow() cancels an attempt in flight, plain calls included (docs/lifecycle.md), and a
+   * pass-through plain call ({@code OperationOptions.passThrough()}) too: the deadline watchdog,
+   * through which closeNow() reaches other attempts in flight, does not watch it, so it registers
+   * with the lifecycle while it runs. Unreached, it would go on for the server's 30 s.
    */
   @ParameterizedTest(name = "enqueue={0} on {1}")
   @MethodSource("asyncOrNotAndProtocols")
@@ -170,14 +159,7 @@ class EngineEdgeCasesTest {
 
     client.closeNow();
 
-    Throwable e;
-    try {
-      f.get(5, TimeUnit.SECONDS).close();
-      throw new AssertionError("expected a failure");
-    } catch (ExecutionException x) {
-      e = x.getCause();
-    }
-    assertThat(e).isInstanceOf(IOException.class);
+    assertThat(ProtocolServer.failureOf(f)).isInstanceOf(IOException.class);
     assertThat(call.isCanceled()).isTrue();
     assertThat(loop.server.getRequestCount()).isEqualTo(1);
   }
@@ -227,9 +209,6 @@ class EngineEdgeCasesTest {
       assertThat(p.resumeToken().idempotencyKey()).isEqualTo(op.idempotencyKey());
     });
     assertThat(loop.server.getRequestCount()).isEqualTo(1);
-    // The async run leaves the lifecycle in its future's own completion stage: eventually.
-    await().atMost(Duration.ofSeconds(3))
-        .until(() -> client.runtime().lifecycle().runningCount() == 0);
-    assertThat(client.runtime().deadlineWatchdog().watchedCount()).isZero();
+    ProtocolServer.awaitNothingLeft(client);
   }
 }

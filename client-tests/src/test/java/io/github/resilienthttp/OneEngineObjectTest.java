@@ -96,7 +96,7 @@ class OneEngineObjectTest {
 
     assertThat(ProtocolServer.failureOf(f)).isInstanceOfSatisfying(ResilientHttpException.class,
         e -> assertThat(e.reason()).isEqualTo("client-closed"));
-    assertThat(client.runtime().lifecycle().runningCount()).isZero();
+    ProtocolServer.awaitNothingLeft(client);
     assertThat(loop.server.getRequestCount()).isEqualTo(1);
   }
 

@@ -15,6 +15,7 @@ import okhttp3.Protocol;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.params.provider.Arguments;
 
 /**
@@ -110,6 +111,19 @@ final class ProtocolServer implements AutoCloseable {
     } catch (ExecutionException e) {
       return e.getCause() instanceof CompletionException c ? c.getCause() : e.getCause();
     }
+  }
+
+  /**
+   * Waits until {@code client} has nothing left: no operation registered with its lifecycle, none
+   * watched by its deadline watchdog. Within 3 s, checked at once and then every millisecond (an
+   * async run leaves in its future's own completion stage, just after the caller saw it complete);
+   * fails the test otherwise.
+   */
+  static void awaitNothingLeft(ResilientHttpClient client) {
+    Awaitility.await().atMost(Duration.ofSeconds(3)).pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(1))
+        .until(() -> client.runtime().lifecycle().runningCount() == 0
+            && client.runtime().deadlineWatchdog().watchedCount() == 0);
   }
 
   @Override

@@ -20,8 +20,6 @@ import mockwebserver3.RecordedRequest;
 import okhttp3.Protocol;
 import okhttp3.Request;
 import okhttp3.Response;
-import org.awaitility.Awaitility;
-import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -155,10 +153,7 @@ class StartRacesTest {
       String o = outcome(f);
       seen.computeIfAbsent(o, k -> new AtomicInteger()).incrementAndGet();
       assertThat(o).as("race %d", i).isIn("ok", "client-closed", "refused");
-      // An async run leaves the lifecycle in its future's own completion stage, which may run just
-      // after the caller saw the future complete: eventually, within 3 s.
-      eventually().until(() -> client.runtime().lifecycle().runningCount() == 0
-          && client.runtime().deadlineWatchdog().watchedCount() == 0);
+      ProtocolServer.awaitNothingLeft(client);
     }
     System.out.println(way + " " + protocol + " closeNow: " + seen);
   }
@@ -190,19 +185,9 @@ class StartRacesTest {
       String o = outcome(f);
       seen.computeIfAbsent(o, k -> new AtomicInteger()).incrementAndGet();
       assertThat(o).as("race %d", i).isIn("ok", "canceled", "cancelled");
-      eventually().until(() -> client.runtime().lifecycle().runningCount() == 0
-          && client.runtime().deadlineWatchdog().watchedCount() == 0);
+      ProtocolServer.awaitNothingLeft(client);
     }
     System.out.println(way + " " + protocol + " cancel: " + seen);
-  }
-
-  /**
-   * Within 3 s, checked at once and then every millisecond: Awaitility's default first check after
-   * 100 ms would cost 100 ms per race.
-   */
-  private static ConditionFactory eventually() {
-    return Awaitility.await().atMost(Duration.ofSeconds(3)).pollDelay(Duration.ZERO)
-        .pollInterval(Duration.ofMillis(1));
   }
 
   private static void await(CyclicBarrier barrier) {
