@@ -182,8 +182,7 @@ class ClientLifecycleTest {
     }).build();
     clients.add(watched);
     Thread scheduler = schedulerThread(watched);
-    AsyncOperationPolicy policy = AsyncOperationPolicy.builder()
-        .maxPollInterval(Duration.ofMinutes(2)).deadline(Duration.ofMinutes(5)).build();
+    AsyncOperationPolicy policy = WaitSignals.LONG_POLLS;
     CompletableFuture<Response> wait = watched.operation(charge()).awaitCompletionAsync(policy);
     assertThat(pollScheduled.await(10, TimeUnit.SECONDS)).isTrue();
     assertThat(accepted.getCount()).isZero();
@@ -206,15 +205,9 @@ class ClientLifecycleTest {
         .addHeader("Operation-Location", server.url("/jobs/j1/status").toString())
         .addHeader("Retry-After", "60").build());
     CountDownLatch pollScheduled = new CountDownLatch(1);
-    ResilientHttpClient client = client(Duration.ofMillis(10), new OperationListener() {
-      @Override
-      public void pollScheduled(OperationInfo operation, int poll, Duration delay,
-          boolean fromRetryAfter) {
-        pollScheduled.countDown();
-      }
-    });
-    AsyncOperationPolicy policy = AsyncOperationPolicy.builder()
-        .maxPollInterval(Duration.ofMinutes(2)).deadline(Duration.ofMinutes(5)).build();
+    ResilientHttpClient client =
+        client(Duration.ofMillis(10), WaitSignals.pollScheduled(pollScheduled));
+    AsyncOperationPolicy policy = WaitSignals.LONG_POLLS;
     CompletableFuture<Response> wait = CompletableFuture.supplyAsync(() -> {
       try {
         return client.operation(charge()).awaitCompletion(policy);

@@ -109,13 +109,8 @@ class EngineEdgeCasesTest {
     loop = ProtocolServer.started(protocol);
     loop.server.enqueue(new MockResponse.Builder().code(503).build());
     CountDownLatch waiting = new CountDownLatch(1);
-    ResilientHttpClient client = loop.client(loop.builder().addListener(new OperationListener() {
-      @Override
-      public void retryScheduled(OperationInfo operation, int nextAttempt, Duration delay,
-          boolean fromRetryAfter) {
-        waiting.countDown();
-      }
-    }));
+    ResilientHttpClient client =
+        loop.client(loop.builder().addListener(WaitSignals.retryScheduled(waiting)));
     Call call = client.okHttpClient().newCall(loop.get());
     CompletableFuture<Response> f = Ways.start(call, enqueue);
     assertThat(waiting.await(10, TimeUnit.SECONDS)).isTrue();
@@ -151,7 +146,8 @@ class EngineEdgeCasesTest {
     loop.server.enqueue(new MockResponse.Builder().body("late")
         .headersDelay(30, TimeUnit.SECONDS).build());
     ResilientHttpClient client = loop.client(loop.builder());
-    Request request = loop.get().newBuilder().tag(OperationOptions.class, OperationOptions.passThrough())
+    Request request = loop.get().newBuilder()
+        .tag(OperationOptions.class, OperationOptions.passThrough())
         .build();
     Call call = client.okHttpClient().newCall(request);
     CompletableFuture<Response> f = Ways.start(call, enqueue);
@@ -179,15 +175,9 @@ class EngineEdgeCasesTest {
         .addHeader("Operation-Location", loop.server.url("/jobs/j1/status").toString())
         .addHeader("Retry-After", "60").build());
     CountDownLatch pollScheduled = new CountDownLatch(1);
-    ResilientHttpClient client = loop.client(loop.builder().addListener(new OperationListener() {
-      @Override
-      public void pollScheduled(OperationInfo operation, int poll, Duration delay,
-          boolean fromRetryAfter) {
-        pollScheduled.countDown();
-      }
-    }));
-    AsyncOperationPolicy policy = AsyncOperationPolicy.builder()
-        .maxPollInterval(Duration.ofMinutes(2)).deadline(Duration.ofMinutes(5)).build();
+    ResilientHttpClient client =
+        loop.client(loop.builder().addListener(WaitSignals.pollScheduled(pollScheduled)));
+    AsyncOperationPolicy policy = WaitSignals.LONG_POLLS;
     Operation op = client.operation(loop.charge());
     CompletableFuture<Response> wait = async ? op.awaitCompletionAsync(policy)
         : CompletableFuture.supplyAsync(() -> {
@@ -204,7 +194,8 @@ class EngineEdgeCasesTest {
 
     client.closeNow();
 
-    assertThat(ProtocolServer.failureOf(wait)).isInstanceOfSatisfying(PollFailedException.class, p -> {
+    Throwable failure = ProtocolServer.failureOf(wait);
+    assertThat(failure).isInstanceOfSatisfying(PollFailedException.class, p -> {
       assertThat(p.reason()).isEqualTo("client-closed");
       assertThat(p.resumeToken().idempotencyKey()).isEqualTo(op.idempotencyKey());
     });

@@ -79,13 +79,8 @@ class OneEngineObjectTest {
     loop = ProtocolServer.started(protocol);
     loop.server.enqueue(new MockResponse.Builder().code(503).build());
     CountDownLatch waiting = new CountDownLatch(1);
-    ResilientHttpClient client = loop.client(loop.builder().addListener(new OperationListener() {
-      @Override
-      public void retryScheduled(OperationInfo operation, int nextAttempt, Duration delay,
-          boolean fromRetryAfter) {
-        waiting.countDown();
-      }
-    }));
+    ResilientHttpClient client =
+        loop.client(loop.builder().addListener(WaitSignals.retryScheduled(waiting)));
     CompletableFuture<Response> f = way.run(client, loop.get());
     assertThat(waiting.await(10, TimeUnit.SECONDS)).isTrue();
 

@@ -78,8 +78,7 @@ class StartRacesTest {
     return way == Way.AWAIT || way == Way.AWAIT_ASYNC ? loop.charge() : loop.get();
   }
 
-  private static final AsyncOperationPolicy WAIT = AsyncOperationPolicy.builder()
-      .maxPollInterval(Duration.ofMinutes(2)).deadline(Duration.ofMinutes(5)).build();
+  private static final AsyncOperationPolicy WAIT = WaitSignals.LONG_POLLS;
 
   /** Starts {@code op} (or a plain call) the way given; what it ends with. */
   private static CompletableFuture<Response> run(ResilientHttpClient client, Operation op,

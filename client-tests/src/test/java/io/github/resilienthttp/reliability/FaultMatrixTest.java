@@ -54,6 +54,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -492,36 +493,39 @@ class FaultMatrixTest {
    * dispatcher's "first request?" was its dispatch count, the retry's stream could reach
    * {@link Dispatcher#peek()} while that count was still 0 and be refused a second time (3
    * attempts, 3 requests at the server): seen in CI as {@code wireExecute[3]}, about 1 run in 100
-   * of these cells under load. Here that gap is widened to 300 ms, as a descheduled server thread
-   * would: the cells must still make exactly their 2 attempts.
+   * of these cells under load. Here the first stream's dispatch waits until the retry was sent, as
+   * a descheduled server thread would: the cells must still make exactly their 2 attempts.
    */
   @ParameterizedTest(name = "{0}")
   @MethodSource("retriedRefusedStreamCells")
   void refusedStreamRetryDoesNotOvertakeTheServersBookkeeping(WireCell cell) throws Exception {
-    runWire(cell, false, Duration.ofMillis(300));
-    runWire(cell, true, Duration.ofMillis(300));
+    runWire(cell, false, true);
+    runWire(cell, true, true);
   }
 
   private void runWire(WireCell cell, boolean async) throws Exception {
-    runWire(cell, async, Duration.ZERO);
+    runWire(cell, async, false);
   }
 
   /**
-   * @param firstDispatchLag how long the server's first dispatch waits before it counts the request
-   *     (a stand-in for a descheduled MockWebServer thread)
+   * @param firstDispatchAfterRetry whether the server's first dispatch (which counts the request)
+   *     waits until the client sent its retry, within 10 s (a stand-in for a descheduled
+   *     MockWebServer thread)
    */
-  private void runWire(WireCell cell, boolean async, Duration firstDispatchLag) throws Exception {
+  private void runWire(WireCell cell, boolean async, boolean firstDispatchAfterRetry)
+      throws Exception {
     AtomicInteger served = new AtomicInteger();
     AtomicInteger networkCalls = new AtomicInteger();
-    AtomicBoolean lagFirstDispatch = new AtomicBoolean(!firstDispatchLag.isZero());
+    AtomicBoolean holdFirstDispatch = new AtomicBoolean(firstDispatchAfterRetry);
+    CountDownLatch retrySent = new CountDownLatch(1);
     AtomicInteger sent = new AtomicInteger();
     try (MockWebServer mock = new MockWebServer()) {
       mock.setProtocols(List.of(cell.protocol));
       mock.setDispatcher(new Dispatcher() {
         @Override
         public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
-          if (lagFirstDispatch.compareAndSet(true, false)) {
-            Thread.sleep(firstDispatchLag.toMillis());
+          if (holdFirstDispatch.compareAndSet(true, false)) {
+            retrySent.await(10, TimeUnit.SECONDS);
           }
           return answer(cell.fault, served.getAndIncrement() == 0, request.getMethod(),
               request.getUrl().encodedPath());
@@ -545,7 +549,9 @@ class FaultMatrixTest {
             if (cell.fault == WireFault.SIGNING_FAILS_ONCE && networkCalls.getAndIncrement() == 0) {
               throw new IOException("signing failed");
             }
-            sent.incrementAndGet();
+            if (sent.incrementAndGet() == 2) {
+              retrySent.countDown();
+            }
             return chain.proceed(chain.request());
           })
           .build();
