@@ -437,7 +437,10 @@ public final class ResilientHttpClient implements AutoCloseable {
    * The resilience4j circuit breaker that guards {@code url}'s target ({@code scheme://host:port}),
    * or empty when breakers are off. For metrics and tests. Per-target breakers are bounded (at most
    * 1,024 targets, the least recently used evicted), so a breaker seen here may be replaced by a new
-   * one after its target was idle.
+   * one after its target was idle. The default registry's breakers skip a fast success while their
+   * window is full of them, which changes none of their figures; an outcome you record in such a
+   * breaker yourself is noticed within about 64 successes, and an event consumer you register
+   * makes the SDK record every attempt (docs/design/circuit-breaker.md).
    *
    * @param url a URL of the target
    * @return the breaker, or empty

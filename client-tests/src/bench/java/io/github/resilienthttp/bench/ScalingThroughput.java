@@ -35,9 +35,10 @@ import okhttp3.ConnectionPool;
  *
  * <p>{@code sdk-only} measures raw OkHttp and the SDK alone (the issue's ratio, SDK / raw OkHttp):
  * with two callers a round is shorter, so more rounds fit in the same time and the interval of
- * that one ratio is narrower. {@code sdk-parts} adds the SDK without its circuit breaker, to show
- * what the breaker (resilience4j's, which every like-for-like stack runs too) costs at each thread
- * count.
+ * that one ratio is narrower. {@code sdk-parts} adds the SDK without its circuit breaker, the SDK
+ * with a registry of the user's (whose breakers record every attempt: no skipped successes, see
+ * {@code FullHealthyWindow}) and the SDK with resilience4j's lock-free window, to show what the
+ * breaker (resilience4j's, which every like-for-like stack runs too) costs at each thread count.
  */
 public final class ScalingThroughput {
   private static final long SEED = 20_261_201L;
@@ -82,8 +83,15 @@ public final class ScalingThroughput {
                     .slidingWindowSynchronizationStrategy(SlidingWindowSynchronizationStrategy.LOCK_FREE)
                     .build()))
             .build();
+        // A registry of the user's: the SDK records every attempt in its breakers (no shortcut).
+        ResilientHttpClient everyCall = s.sdk.newBuilder()
+            .circuitBreakerRegistry(CircuitBreakerRegistry.of(
+                ResilientHttpClient.defaultCircuitBreakerConfig()))
+            .build();
         callers.put("SDK without its circuit breaker", () -> SuccessPath.consume(
             noBreaker.operation(s.request).execute()));
+        callers.put("SDK, every attempt recorded (a registry of yours)", () -> SuccessPath.consume(
+            everyCall.operation(s.request).execute()));
         callers.put("SDK, breaker window LOCK_FREE", () -> SuccessPath.consume(
             lockFree.operation(s.request).execute()));
       }

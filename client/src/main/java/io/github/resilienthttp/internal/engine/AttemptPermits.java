@@ -5,7 +5,6 @@ import io.github.resilienthttp.internal.guard.AdaptiveLimiter;
 import io.github.resilienthttp.internal.guard.BulkheadGate;
 import io.github.resilienthttp.internal.guard.TargetCircuitBreakers;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -154,9 +153,9 @@ public abstract class AttemptPermits {
     TargetCircuitBreakers.Target target = target();
     long nanos = Math.max(0, clock().nanoTime() - startNanos());
     if (healthy) {
-      target.breaker().onSuccess(nanos, TimeUnit.NANOSECONDS);
+      target.recordSuccess(nanos);
     } else {
-      target.breaker().onError(nanos, TimeUnit.NANOSECONDS, cause);
+      target.recordError(nanos, cause);
     }
     target.observe();
   }

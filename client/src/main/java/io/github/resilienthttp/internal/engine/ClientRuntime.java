@@ -1,6 +1,5 @@
 package io.github.resilienthttp.internal.engine;
 
-import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilienthttp.HedgingPolicy;
 import io.github.resilienthttp.IdempotencyKeyPolicy;
 import io.github.resilienthttp.ResilientHttpClient;
@@ -131,9 +130,9 @@ public final class ClientRuntime {
     } else if (s.sharedBreakers() != null) {
       return s.sharedBreakers();
     }
-    return TargetCircuitBreakers.perTarget(s.circuitBreakerRegistry() != null
-        ? s.circuitBreakerRegistry()
-        : CircuitBreakerRegistry.of(ResilientHttpClient.defaultCircuitBreakerConfig()));
+    return s.circuitBreakerRegistry() != null
+        ? TargetCircuitBreakers.perTarget(s.circuitBreakerRegistry())
+        : TargetCircuitBreakers.perTargetOwned(ResilientHttpClient.defaultCircuitBreakerConfig());
   }
 
   /** What the client's builder was given: {@code newBuilder()} reads it back. */

@@ -1,11 +1,13 @@
 package io.github.resilienthttp.internal.guard;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilienthttp.internal.engine.DurationMath;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import okhttp3.HttpUrl;
 
 /**
@@ -32,6 +34,8 @@ public final class TargetCircuitBreakers {
   static final int MAX_TARGETS = 1024;
 
   private final CircuitBreakerRegistry registry;
+  /** Whether the SDK made the registry, so that it alone records in its breakers. */
+  private final boolean owned;
   private final int maxTargets;
   private final Target single;
   private final Map<String, Target> byTarget = new ConcurrentHashMap<>();
@@ -43,6 +47,8 @@ public final class TargetCircuitBreakers {
   /** A breaker and what the SDK saw of it. */
   public static final class Target {
     private final CircuitBreaker breaker;
+    /** Skips successes while the window is full of them; null unless the SDK owns the breaker. */
+    private final FullHealthyWindow window;
     private final String scheme;
     private final String host;
     private final int port;
@@ -51,8 +57,9 @@ public final class TargetCircuitBreakers {
     private volatile long usedInGeneration;
     private volatile long openedAtMillis = -1;
 
-    Target(CircuitBreaker breaker, String scheme, String host, int port) {
+    Target(CircuitBreaker breaker, boolean owned, String scheme, String host, int port) {
       this.breaker = breaker;
+      this.window = owned ? FullHealthyWindow.of(breaker) : null;
       this.scheme = scheme;
       this.host = host;
       this.port = port;
@@ -61,6 +68,39 @@ public final class TargetCircuitBreakers {
     /** The target's breaker. */
     public CircuitBreaker breaker() {
       return breaker;
+    }
+
+    /**
+     * Records a healthy answer in the breaker (or skips it where that changes nothing the breaker
+     * shows: {@link FullHealthyWindow}).
+     *
+     * @param nanos how long the attempt took, in nanoseconds, at least 0
+     */
+    public void recordSuccess(long nanos) {
+      if (window != null) {
+        window.onSuccess(nanos);
+      } else {
+        breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
+      }
+    }
+
+    /**
+     * Records a failed attempt in the breaker.
+     *
+     * @param nanos how long the attempt took, in nanoseconds, at least 0
+     * @param cause what failed
+     */
+    public void recordError(long nanos, Throwable cause) {
+      if (window != null) {
+        window.onError(nanos, cause);
+      } else {
+        breaker.onError(nanos, TimeUnit.NANOSECONDS, cause);
+      }
+    }
+
+    /** The shortcut of an SDK-owned breaker, or null (for tests). */
+    FullHealthyWindow window() {
+      return window;
     }
 
     boolean matches(HttpUrl url) {
@@ -93,23 +133,44 @@ public final class TargetCircuitBreakers {
     }
   }
 
-  private TargetCircuitBreakers(CircuitBreakerRegistry registry, CircuitBreaker single,
-      int maxTargets) {
+  private TargetCircuitBreakers(CircuitBreakerRegistry registry, boolean owned,
+      CircuitBreaker single, int maxTargets) {
     this.registry = registry;
+    this.owned = owned;
     this.maxTargets = maxTargets;
-    this.single = single == null ? null : new Target(single, "", "", -1);
+    this.single = single == null ? null : new Target(single, false, "", "", -1);
   }
 
+  /**
+   * Per-target breakers from a registry the user gave: other code may record in them too, so
+   * every outcome is recorded.
+   */
   public static TargetCircuitBreakers perTarget(CircuitBreakerRegistry registry) {
     return perTarget(registry, MAX_TARGETS);
   }
 
   public static TargetCircuitBreakers perTarget(CircuitBreakerRegistry registry, int maxTargets) {
-    return new TargetCircuitBreakers(registry, null, maxTargets);
+    return new TargetCircuitBreakers(registry, false, null, maxTargets);
+  }
+
+  /**
+   * Per-target breakers from a new registry of {@code config} that only the SDK records in (its
+   * clients derived with {@code newBuilder()} share this object): a success need not be recorded
+   * while a window is full of them ({@link FullHealthyWindow}).
+   *
+   * @param config the breakers' config
+   * @return the breakers
+   */
+  public static TargetCircuitBreakers perTargetOwned(CircuitBreakerConfig config) {
+    return perTargetOwned(config, MAX_TARGETS);
+  }
+
+  static TargetCircuitBreakers perTargetOwned(CircuitBreakerConfig config, int maxTargets) {
+    return new TargetCircuitBreakers(CircuitBreakerRegistry.of(config), true, null, maxTargets);
   }
 
   public static TargetCircuitBreakers single(CircuitBreaker breaker) {
-    return new TargetCircuitBreakers(null, breaker, 1);
+    return new TargetCircuitBreakers(null, false, breaker, 1);
   }
 
   /** The breaker name for a URL: {@code scheme://host:port}. */
@@ -128,7 +189,8 @@ public final class TargetCircuitBreakers {
       if (t == null) {
         t = byTarget.computeIfAbsent(name, n -> {
           generation++; // under the map's lock for this key; a lost increment only blurs recency
-          return new Target(registry.circuitBreaker(n), url.scheme(), url.host(), url.port());
+          return new Target(registry.circuitBreaker(n), owned, url.scheme(), url.host(),
+              url.port());
         });
         if (byTarget.size() > maxTargets) {
           evictLeastRecentlyUsed(t);

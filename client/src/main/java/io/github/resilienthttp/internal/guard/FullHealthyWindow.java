@@ -1,0 +1,178 @@
+package io.github.resilienthttp.internal.guard;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.core.EventProcessor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntSupplier;
+
+/**
+ * Records attempt outcomes in a resilience4j circuit breaker whose count-based window the SDK alone
+ * writes, and skips a fast success while that window is full of fast successes. Not API.
+ *
+ * <p>Why: resilience4j's count-based window takes a lock, builds a snapshot and recomputes the
+ * rates for every recorded call: on a healthy target, a shared write in every operation and about
+ * 45 ns of a healthy GET's cost (BENCHMARKS.md, issue 26, "Fourth run"). A
+ * window of the last {@code n} calls that holds {@code n} fast successes is left exactly as it was
+ * by one more fast success: the oldest success leaves, a success enters. Every figure the breaker
+ * exposes ({@link CircuitBreaker.Metrics}: buffered, failed, slow and successful calls, both rates;
+ * its state) is therefore the same whether such a success is recorded or not, so it is skipped.
+ *
+ * <p>How the window is known to be full of successes without taking its lock on every call:
+ * <ul>
+ *   <li>A <em>mark</em> says in which of the breaker's metrics (a new object after every state
+ *       transition) the window was seen full of fast successes. It is set by a recorded success
+ *       that read the breaker's figures (one in {@link #CHECK_ONE_IN} while not marked) and found
+ *       the window closed, full, with no failed or slow call.
+ *   <li>Every outcome that is not a fast success (a failure, a slow success) replaces the mark with
+ *       a new, empty one before it is recorded and again after. A marking success compares and sets
+ *       the mark it read before it looked at the figures, so it loses to any such outcome recorded
+ *       in between. A success skipped while such an outcome is being recorded is concurrent with
+ *       it, and counts as recorded just before it: the window's figures are those of that order.
+ *   <li>A success is skipped only while the breaker's metrics are the marked ones and no event
+ *       consumer is registered (a consumer would see each call's event: then every call is
+ *       recorded). Only a closed breaker's window is marked. A transition makes new metrics,
+ *       except the one to open, which keeps the closed window and records in it without
+ *       transitions, so a success skipped there changes nothing either. A half-open window is never
+ *       marked: its successes count towards closing it.
+ *   <li>One marked success in {@link #RECHECK_ONE_IN} is recorded anyway and the figures re-read,
+ *       so that a call recorded on the breaker outside the SDK (through
+ *       {@code ResilientHttpClient.circuitBreakerFor}) is noticed within about that many
+ *       successes.
+ * </ul>
+ *
+ * <p>Only for breakers of a registry the SDK made itself, with a count-based window: a breaker that
+ * other code, or another client with the same registry, also records in could hold calls the SDK
+ * does not see, and a time-based window drops successes as they age. Thread-safe; a skipped success
+ * reads the mark and the breaker's state and writes nothing shared.
+ */
+public final class FullHealthyWindow {
+  /** While marked, one success in this many is recorded and the figures re-read (a power of 2). */
+  static final int RECHECK_ONE_IN = 64;
+  /** While not marked, one recorded success in this many reads the figures (a power of 2). */
+  static final int CHECK_ONE_IN = 16;
+
+  /** What the window was seen to be; a new object for every change, so that a stale one loses. */
+  private static final class Mark {
+    /** The breaker's metrics in which the window was seen full of fast successes, or null. */
+    final CircuitBreaker.Metrics fullIn;
+
+    Mark(CircuitBreaker.Metrics fullIn) {
+      this.fullIn = fullIn;
+    }
+  }
+
+  private final CircuitBreaker breaker;
+  private final EventProcessor<?> events;
+  private final long slowNanos;
+  private final int windowSize;
+  private final IntSupplier sampler;
+  private final AtomicReference<Mark> mark = new AtomicReference<>(new Mark(null));
+
+  private FullHealthyWindow(CircuitBreaker breaker, EventProcessor<?> events, IntSupplier sampler) {
+    CircuitBreakerConfig config = breaker.getCircuitBreakerConfig();
+    this.breaker = breaker;
+    this.events = events;
+    this.slowNanos = config.getSlowCallDurationThreshold().toNanos();
+    this.windowSize = config.getSlidingWindowSize();
+    this.sampler = sampler;
+  }
+
+  /**
+   * The shortcut for {@code breaker}, or {@code null} where it does not apply (a time-based window,
+   * or an event publisher that cannot say whether it has consumers). The breaker must be written
+   * by the SDK alone (see the class comment).
+   *
+   * @param breaker a breaker of a registry the SDK made
+   * @return the shortcut, or null
+   */
+  static FullHealthyWindow of(CircuitBreaker breaker) {
+    return of(breaker, () -> ThreadLocalRandom.current().nextInt());
+  }
+
+  /**
+   * As {@link #of(CircuitBreaker)}, with the source of the samples that choose which successes
+   * check the window ({@code sample % CHECK_ONE_IN == 0}, {@code % RECHECK_ONE_IN}); for tests.
+   */
+  static FullHealthyWindow of(CircuitBreaker breaker, IntSupplier sampler) {
+    CircuitBreakerConfig config = breaker.getCircuitBreakerConfig();
+    if (config.getSlidingWindowType() != CircuitBreakerConfig.SlidingWindowType.COUNT_BASED
+        || !(breaker.getEventPublisher() instanceof EventProcessor<?> events)) {
+      return null;
+    }
+    return new FullHealthyWindow(breaker, events, sampler);
+  }
+
+  /**
+   * Records a success that took {@code nanos}, or skips it (see the class comment).
+   *
+   * @param nanos the attempt's duration, in nanoseconds, at least 0
+   */
+  void onSuccess(long nanos) {
+    if (nanos > slowNanos) {
+      unmarkedAround(() -> breaker.onSuccess(nanos, TimeUnit.NANOSECONDS));
+      return;
+    }
+    Mark seen = mark.get();
+    int sample = sampler.getAsInt();
+    if (seen.fullIn != null) {
+      if ((sample & (RECHECK_ONE_IN - 1)) != 0 && breaker.getMetrics() == seen.fullIn
+          && !events.hasConsumers()) {
+        return;
+      }
+      breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
+      check(seen);
+    } else {
+      breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
+      if ((sample & (CHECK_ONE_IN - 1)) == 0) {
+        check(seen);
+      }
+    }
+  }
+
+  /**
+   * Records an error (a failure the breaker counts, unless its config ignores the exception).
+   *
+   * @param nanos the attempt's duration, in nanoseconds, at least 0
+   * @param cause the error
+   */
+  void onError(long nanos, Throwable cause) {
+    unmarkedAround(() -> breaker.onError(nanos, TimeUnit.NANOSECONDS, cause));
+  }
+
+  /** Records an outcome that may break the window's run of successes, unmarked before and after. */
+  private void unmarkedAround(Runnable record) {
+    mark.set(new Mark(null));
+    try {
+      record.run();
+    } finally {
+      mark.set(new Mark(null));
+    }
+  }
+
+  /**
+   * Reads the window's figures and marks or unmarks it, unless the mark changed since {@code seen}
+   * was read (an outcome recorded since then decides).
+   */
+  private void check(Mark seen) {
+    CircuitBreaker.Metrics metrics = breaker.getMetrics();
+    boolean full = breaker.getState() == CircuitBreaker.State.CLOSED
+        && metrics.getNumberOfFailedCalls() == 0 && metrics.getNumberOfSlowCalls() == 0
+        && metrics.getNumberOfBufferedCalls() >= windowSize;
+    CircuitBreaker.Metrics fullIn = full ? metrics : null;
+    if (seen.fullIn != fullIn) {
+      mark.compareAndSet(seen, new Mark(fullIn));
+    }
+  }
+
+  /**
+   * Whether the window is marked full of fast successes now.
+   *
+   * @return whether successes may be skipped (for tests)
+   */
+  boolean isMarked() {
+    return mark.get().fullIn != null;
+  }
+}

@@ -1,0 +1,297 @@
+package io.github.resilienthttp.internal.guard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.circuitbreaker.IllegalStateTransitionException;
+import io.github.resilienthttp.ResilientHttpClient;
+import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The breaker shortcut skips a fast success only where recording it changes nothing the breaker
+ * shows: every figure equals that of a breaker that recorded every outcome, after every step of
+ * any sequence; a failure is never hidden by a success skipped or marked beside it; a call recorded
+ * outside the SDK is noticed at the next re-check; an event consumer, or a time-based window, turns
+ * the shortcut off.
+ */
+class FullHealthyWindowTest {
+  private static final long FAST = TimeUnit.MILLISECONDS.toNanos(3);
+  private static final IOException BOOM = new IOException("boom");
+
+  /** A breaker that counts the successes recorded in it and runs a hook inside {@code onError}. */
+  private static final class Counted {
+    final CircuitBreaker real;
+    final CircuitBreaker breaker;
+    final AtomicInteger successes = new AtomicInteger();
+    Runnable insideOnError = () -> { };
+
+    Counted(CircuitBreakerConfig config) {
+      real = CircuitBreaker.of("target", config);
+      breaker = (CircuitBreaker) Proxy.newProxyInstance(CircuitBreaker.class.getClassLoader(),
+          new Class<?>[] {CircuitBreaker.class}, (proxy, method, args) -> {
+            if (method.getName().equals("onSuccess")) {
+              successes.incrementAndGet();
+            } else if (method.getName().equals("onError")) {
+              insideOnError.run();
+            }
+            try {
+              return method.invoke(real, args);
+            } catch (InvocationTargetException e) {
+              throw e.getCause();
+            }
+          });
+    }
+  }
+
+  /** 0, 1, 2, ...: checks at every 16th recorded success, re-checks at every 64th. */
+  private static IntSupplier counting() {
+    AtomicInteger i = new AtomicInteger();
+    return i::getAndIncrement;
+  }
+
+  private static void fill(FullHealthyWindow window) {
+    for (int i = 0; i < 200 && !window.isMarked(); i++) {
+      window.onSuccess(FAST);
+    }
+    assertThat(window.isMarked()).isTrue();
+  }
+
+  @Test
+  void aFastSuccessIsSkippedOnlyOnceTheWindowIsFullOfThem() {
+    Counted b = new Counted(ResilientHttpClient.defaultCircuitBreakerConfig()); // window of 50
+    FullHealthyWindow window = FullHealthyWindow.of(b.breaker, counting());
+    for (int i = 0; i < 64; i++) {
+      window.onSuccess(FAST);
+    }
+    // 50 fill the window; the checks at samples 16, 32, 48 saw it not full yet.
+    assertThat(window.isMarked()).isFalse();
+    assertThat(b.successes).hasValue(64);
+    window.onSuccess(FAST); // sample 64: a check, which finds the window full
+    assertThat(window.isMarked()).isTrue();
+    assertThat(b.successes).hasValue(65);
+
+    for (int i = 0; i < 640; i++) {
+      window.onSuccess(FAST);
+    }
+    // Samples 65..704: only 128, 192, ..., 704 (ten) are recorded, to re-check.
+    assertThat(b.successes).hasValue(75);
+    CircuitBreaker.Metrics m = b.real.getMetrics();
+    assertThat(m.getNumberOfBufferedCalls()).isEqualTo(50);
+    assertThat(m.getNumberOfSuccessfulCalls()).isEqualTo(50);
+    assertThat(m.getNumberOfFailedCalls()).isZero();
+    assertThat(window.isMarked()).isTrue();
+  }
+
+  @Test
+  void aSlowSuccessOrAFailureIsRecordedAndEndsTheShortcutUntilTheWindowIsFullAgain() {
+    Counted b = new Counted(ResilientHttpClient.defaultCircuitBreakerConfig());
+    FullHealthyWindow window = FullHealthyWindow.of(b.breaker, counting());
+    fill(window);
+    window.onError(FAST, BOOM);
+    assertThat(window.isMarked()).isFalse();
+    assertThat(b.real.getMetrics().getNumberOfFailedCalls()).isEqualTo(1);
+    int before = b.successes.get();
+    for (int i = 0; i < 49; i++) {
+      window.onSuccess(FAST);
+    }
+    assertThat(b.successes.get() - before).isEqualTo(49); // every one recorded
+    assertThat(b.real.getMetrics().getNumberOfFailedCalls()).isEqualTo(1); // still in the window
+    assertThat(window.isMarked()).isFalse();
+    fill(window);
+    assertThat(b.real.getMetrics().getNumberOfFailedCalls()).isZero();
+
+    long slow = Duration.ofSeconds(61).toNanos(); // resilience4j's default threshold is 60 s
+    before = b.successes.get();
+    window.onSuccess(slow);
+    assertThat(b.successes.get() - before).isEqualTo(1);
+    assertThat(window.isMarked()).isFalse();
+    assertThat(b.real.getMetrics().getNumberOfSlowCalls()).isEqualTo(1);
+  }
+
+  @Test
+  void aWindowMarkedFullWhileAFailureIsBeingRecordedIsUnmarkedWhenItIsIn() {
+    Counted b = new Counted(ResilientHttpClient.defaultCircuitBreakerConfig());
+    FullHealthyWindow window = FullHealthyWindow.of(b.breaker, () -> 0); // every success checks
+    fill(window);
+    // Inside the failure's record, before it reaches the window, a success sees the window still
+    // full and marks it.
+    b.insideOnError = () -> {
+      window.onSuccess(FAST);
+      assertThat(window.isMarked()).isTrue();
+    };
+    window.onError(FAST, BOOM);
+    b.insideOnError = () -> { };
+    assertThat(window.isMarked()).isFalse();
+    int before = b.successes.get();
+    window.onSuccess(FAST);
+    assertThat(b.successes.get() - before).isEqualTo(1);
+  }
+
+  @Test
+  void aHalfOpenBreakerClosesAfterItsPermittedSuccessesEvenWhenTheyFillAWindow() {
+    // More probes than the closed window holds: a half-open window full of successes must not be
+    // marked, or the probes that would close the breaker are skipped.
+    Counted b = new Counted(CircuitBreakerConfig.custom().slidingWindowSize(10)
+        .minimumNumberOfCalls(10).permittedNumberOfCallsInHalfOpenState(20).build());
+    FullHealthyWindow window = FullHealthyWindow.of(b.breaker, () -> 16); // check always, skip
+    b.real.transitionToOpenState();
+    b.real.transitionToHalfOpenState();
+    for (int i = 0; i < 20; i++) {
+      window.onSuccess(FAST);
+    }
+    assertThat(b.real.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
+    assertThat(b.successes).hasValue(20);
+  }
+
+  @Test
+  void aFailureRecordedOutsideTheSdkIsNoticedAtTheNextRecheck() {
+    Counted b = new Counted(ResilientHttpClient.defaultCircuitBreakerConfig());
+    FullHealthyWindow window = FullHealthyWindow.of(b.breaker, counting());
+    fill(window);
+    b.real.onError(1, TimeUnit.MILLISECONDS, BOOM); // not through the SDK: the mark stays
+    int skips = 0;
+    while (window.isMarked()) {
+      window.onSuccess(FAST);
+      skips++;
+    }
+    assertThat(skips).isBetween(1, FullHealthyWindow.RECHECK_ONE_IN);
+    for (int i = 0; i < 49; i++) {
+      window.onSuccess(FAST);
+    }
+    assertThat(b.real.getMetrics().getNumberOfFailedCalls()).isZero(); // pushed out by successes
+  }
+
+  @Test
+  void everySuccessIsRecordedWhileAnEventConsumerIsRegistered() {
+    Counted b = new Counted(ResilientHttpClient.defaultCircuitBreakerConfig());
+    FullHealthyWindow window = FullHealthyWindow.of(b.breaker, counting());
+    fill(window);
+    AtomicInteger events = new AtomicInteger();
+    b.real.getEventPublisher().onSuccess(e -> events.incrementAndGet());
+    for (int i = 0; i < 100; i++) {
+      window.onSuccess(FAST);
+    }
+    assertThat(events).hasValue(100);
+  }
+
+  @Test
+  void aTimeBasedWindowHasNoShortcut() {
+    CircuitBreaker timeBased = CircuitBreaker.of("t", CircuitBreakerConfig.custom()
+        .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.TIME_BASED).build());
+    assertThat(FullHealthyWindow.of(timeBased)).isNull();
+    assertThat(FullHealthyWindow.of(CircuitBreaker.ofDefaults("c"))).isNotNull();
+  }
+
+  @Test
+  void onlyTheBreakersOfARegistryTheSdkMadeHaveTheShortcut() {
+    okhttp3.HttpUrl url = okhttp3.HttpUrl.get("https://api.example/");
+    CircuitBreakerConfig defaults = ResilientHttpClient.defaultCircuitBreakerConfig();
+    assertThat(TargetCircuitBreakers.perTargetOwned(defaults).forUrl(url).window()).isNotNull();
+    assertThat(TargetCircuitBreakers.perTarget(
+        io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry.ofDefaults())
+        .forUrl(url).window()).isNull();
+    assertThat(TargetCircuitBreakers.single(CircuitBreaker.ofDefaults("one"))
+        .forUrl(url).window()).isNull();
+  }
+
+  /** What a step of a property run does, to the breaker with the shortcut and to the reference. */
+  enum Step { FAST_SUCCESS, SLOW_SUCCESS, ERROR, OPEN, HALF_OPEN, CLOSE, FORCE_OPEN, RESET }
+
+  @Provide
+  Arbitrary<List<Step>> steps() {
+    // Mostly fast successes, so that the window fills and the shortcut is used.
+    Arbitrary<Step> step = Arbitraries.frequencyOf(
+        net.jqwik.api.Tuple.of(80, Arbitraries.just(Step.FAST_SUCCESS)),
+        net.jqwik.api.Tuple.of(6, Arbitraries.just(Step.ERROR)),
+        net.jqwik.api.Tuple.of(4, Arbitraries.just(Step.SLOW_SUCCESS)),
+        net.jqwik.api.Tuple.of(10, Arbitraries.of(Step.OPEN, Step.HALF_OPEN, Step.CLOSE,
+            Step.FORCE_OPEN, Step.RESET)));
+    return step.list().ofMinSize(50).ofMaxSize(600);
+  }
+
+  @Property(tries = 300, seed = "20261202")
+  void everyFigureTheBreakerShowsIsThatOfRecordingEveryOutcome(@ForAll("steps") List<Step> steps,
+      @ForAll long samplerSeed, @ForAll boolean neverRecheck,
+      @ForAll @IntRange(min = 1, max = 20) int halfOpenCalls) {
+    CircuitBreakerConfig config = CircuitBreakerConfig.custom()
+        .slidingWindowSize(10).minimumNumberOfCalls(10).failureRateThreshold(50)
+        .slowCallDurationThreshold(Duration.ofSeconds(1)).slowCallRateThreshold(50)
+        .permittedNumberOfCallsInHalfOpenState(halfOpenCalls).build();
+    CircuitBreaker reference = CircuitBreaker.of("reference", config);
+    CircuitBreaker shortcut = CircuitBreaker.of("shortcut", config);
+    java.util.Random random = new java.util.Random(samplerSeed);
+    // Random samples, or every success checks while unmarked and none is re-checked once marked.
+    FullHealthyWindow window = FullHealthyWindow.of(shortcut,
+        neverRecheck ? () -> 16 : random::nextInt);
+    long slow = Duration.ofSeconds(2).toNanos();
+    for (Step step : steps) {
+      switch (step) {
+        case FAST_SUCCESS -> assertThat(thrown(() -> window.onSuccess(FAST)))
+            .isEqualTo(thrown(() -> reference.onSuccess(FAST, TimeUnit.NANOSECONDS)));
+        case SLOW_SUCCESS -> assertThat(thrown(() -> window.onSuccess(slow)))
+            .isEqualTo(thrown(() -> reference.onSuccess(slow, TimeUnit.NANOSECONDS)));
+        case ERROR -> assertThat(thrown(() -> window.onError(FAST, BOOM)))
+            .isEqualTo(thrown(() -> reference.onError(FAST, TimeUnit.NANOSECONDS, BOOM)));
+        default -> {
+          String refused = transition(reference, step);
+          assertThat(transition(shortcut, step)).isEqualTo(refused);
+        }
+      }
+      assertThat(figures(shortcut)).as("after %s", step).isEqualTo(figures(reference));
+    }
+  }
+
+  /**
+   * Runs {@code record}; the exception it threw, or null. (resilience4j 2.4 divides by a window
+   * size of 0 when a breaker reset while forced open records a call: both breakers must agree.)
+   */
+  private static String thrown(Runnable record) {
+    try {
+      record.run();
+      return null;
+    } catch (RuntimeException e) {
+      return e.getClass().getName();
+    }
+  }
+
+  /** Makes the transition; the name of the exception when resilience4j refuses it, else null. */
+  private static String transition(CircuitBreaker b, Step step) {
+    try {
+      switch (step) {
+        case OPEN -> b.transitionToOpenState();
+        case HALF_OPEN -> b.transitionToHalfOpenState();
+        case CLOSE -> b.transitionToClosedState();
+        case FORCE_OPEN -> b.transitionToForcedOpenState();
+        case RESET -> b.reset();
+        default -> throw new AssertionError(step);
+      }
+      return null;
+    } catch (IllegalStateTransitionException e) {
+      return e.getFromState() + " to " + e.getToState();
+    }
+  }
+
+  private static List<Object> figures(CircuitBreaker b) {
+    CircuitBreaker.Metrics m = b.getMetrics();
+    return List.of(b.getState(), m.getNumberOfBufferedCalls(), m.getNumberOfFailedCalls(),
+        m.getNumberOfSlowCalls(), m.getNumberOfSlowSuccessfulCalls(),
+        m.getNumberOfSlowFailedCalls(),
+        m.getNumberOfSuccessfulCalls(), m.getNumberOfNotPermittedCalls(), m.getFailureRate(),
+        m.getSlowCallRate());
+  }
+}
