@@ -14,9 +14,9 @@ import java.util.function.IntSupplier;
  *
  * <p>Why: resilience4j's count-based window takes a lock, builds a snapshot and recomputes the
  * rates for every recorded call: on a healthy target, a shared write in every operation and about
- * 45 ns of a healthy GET's cost (BENCHMARKS.md, issue 26, "Fourth run"). A
- * window of the last {@code n} calls that holds {@code n} fast successes is left exactly as it was
- * by one more fast success: the oldest success leaves, a success enters. Every figure the breaker
+ * 45 ns of a healthy GET's cost (BENCHMARKS.md, issue 26, "Fourth run"). A window of the last
+ * {@code n} calls that holds {@code n} fast successes is left exactly as it was by one more fast
+ * success: the oldest success leaves, a success enters. Every figure the breaker
  * exposes ({@link CircuitBreaker.Metrics}: buffered, failed, slow and successful calls, both rates;
  * its state) is therefore the same whether such a success is recorded or not, so it is skipped.
  *
@@ -26,27 +26,30 @@ import java.util.function.IntSupplier;
  *       transition) the window was seen full of fast successes. It is set by a recorded success
  *       that read the breaker's figures (one in {@link #CHECK_ONE_IN} while not marked) and found
  *       the window closed, full, with no failed or slow call.
- *   <li>Every outcome that is not a fast success (a failure, a slow success) replaces the mark with
- *       a new, empty one before it is recorded and again after. A marking success compares and sets
- *       the mark it read before it looked at the figures, so it loses to any such outcome recorded
- *       in between. A success skipped while such an outcome is being recorded is concurrent with
- *       it, and counts as recorded just before it: the window's figures are those of that order.
+ *   <li>Every outcome that is not a fast success (a failure, a slow success) is counted in the mark
+ *       while it is being recorded: it replaces the mark with an unmarked one that counts it before
+ *       it is recorded, and with one that no longer counts it after. A success marks the window
+ *       only by comparing and setting the mark it read before it read the figures, and only if no
+ *       such outcome was being recorded then. So no window is marked while a failure may be
+ *       entering it, nor with a failure recorded after the success read the mark. A success
+ *       skipped just before a failure's mark change is concurrent with that failure's call and
+ *       counts as recorded before it.
  *   <li>A success is skipped only while the breaker's metrics are the marked ones and no event
- *       consumer is registered (a consumer would see each call's event: then every call is
- *       recorded). Only a closed breaker's window is marked. A transition makes new metrics,
- *       except the one to open, which keeps the closed window and records in it without
- *       transitions, so a success skipped there changes nothing either. A half-open window is never
- *       marked: its successes count towards closing it.
- *   <li>One marked success in {@link #RECHECK_ONE_IN} is recorded anyway and the figures re-read,
- *       so that a call recorded on the breaker outside the SDK (through
- *       {@code ResilientHttpClient.circuitBreakerFor}) is noticed within about that many
- *       successes.
+ *       consumer is registered (a consumer must see each call's event: then every success is
+ *       recorded, and the figures are read only at the re-checks). Only a closed breaker's window
+ *       is marked. A transition makes new metrics, except the one to open, which keeps the closed
+ *       window and records in it without transitions, so a success skipped there changes nothing
+ *       either. A half-open window is never marked: its successes count towards closing it.
+ *   <li>One marked success in {@link #RECHECK_ONE_IN} (at random: that many on average) is recorded
+ *       anyway and the figures re-read, so that a call recorded on the breaker outside the SDK
+ *       (through {@code ResilientHttpClient.circuitBreakerFor}) is noticed.
  * </ul>
  *
  * <p>Only for breakers of a registry the SDK made itself, with a count-based window: a breaker that
  * other code, or another client with the same registry, also records in could hold calls the SDK
  * does not see, and a time-based window drops successes as they age. Thread-safe; a skipped success
- * reads the mark and the breaker's state and writes nothing shared.
+ * reads the mark, the breaker's current metrics object and whether it has event consumers, and
+ * writes nothing shared.
  */
 public final class FullHealthyWindow {
   /** While marked, one success in this many is recorded and the figures re-read (a power of 2). */
@@ -58,9 +61,12 @@ public final class FullHealthyWindow {
   private static final class Mark {
     /** The breaker's metrics in which the window was seen full of fast successes, or null. */
     final CircuitBreaker.Metrics fullIn;
+    /** How many outcomes that are not fast successes are being recorded (0 when marked). */
+    final int recording;
 
-    Mark(CircuitBreaker.Metrics fullIn) {
+    Mark(CircuitBreaker.Metrics fullIn, int recording) {
       this.fullIn = fullIn;
+      this.recording = recording;
     }
   }
 
@@ -69,7 +75,7 @@ public final class FullHealthyWindow {
   private final long slowNanos;
   private final int windowSize;
   private final IntSupplier sampler;
-  private final AtomicReference<Mark> mark = new AtomicReference<>(new Mark(null));
+  private final AtomicReference<Mark> mark = new AtomicReference<>(new Mark(null, 0));
 
   private FullHealthyWindow(CircuitBreaker breaker, EventProcessor<?> events, IntSupplier sampler) {
     CircuitBreakerConfig config = breaker.getCircuitBreakerConfig();
@@ -112,14 +118,18 @@ public final class FullHealthyWindow {
    */
   void onSuccess(long nanos) {
     if (nanos > slowNanos) {
-      unmarkedAround(() -> breaker.onSuccess(nanos, TimeUnit.NANOSECONDS));
+      recordCounted(() -> breaker.onSuccess(nanos, TimeUnit.NANOSECONDS));
       return;
     }
     Mark seen = mark.get();
     int sample = sampler.getAsInt();
     if (seen.fullIn != null) {
-      if ((sample & (RECHECK_ONE_IN - 1)) != 0 && breaker.getMetrics() == seen.fullIn
-          && !events.hasConsumers()) {
+      boolean recheck = (sample & (RECHECK_ONE_IN - 1)) == 0;
+      if (!recheck && breaker.getMetrics() == seen.fullIn) {
+        if (!events.hasConsumers()) {
+          return;
+        }
+        breaker.onSuccess(nanos, TimeUnit.NANOSECONDS); // for the consumers; still full
         return;
       }
       breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
@@ -139,31 +149,35 @@ public final class FullHealthyWindow {
    * @param cause the error
    */
   void onError(long nanos, Throwable cause) {
-    unmarkedAround(() -> breaker.onError(nanos, TimeUnit.NANOSECONDS, cause));
+    recordCounted(() -> breaker.onError(nanos, TimeUnit.NANOSECONDS, cause));
   }
 
-  /** Records an outcome that may break the window's run of successes, unmarked before and after. */
-  private void unmarkedAround(Runnable record) {
-    mark.set(new Mark(null));
+  /**
+   * Records an outcome that may break the window's run of successes, counted in the mark (unmarked)
+   * while it is recorded.
+   */
+  private void recordCounted(Runnable record) {
+    mark.updateAndGet(m -> new Mark(null, m.recording + 1));
     try {
       record.run();
     } finally {
-      mark.set(new Mark(null));
+      mark.updateAndGet(m -> new Mark(null, m.recording - 1));
     }
   }
 
   /**
    * Reads the window's figures and marks or unmarks it, unless the mark changed since {@code seen}
-   * was read (an outcome recorded since then decides).
+   * was read (an outcome recorded since then decides). Never marks while an outcome that is not a
+   * fast success was being recorded when {@code seen} was read.
    */
   private void check(Mark seen) {
     CircuitBreaker.Metrics metrics = breaker.getMetrics();
-    boolean full = breaker.getState() == CircuitBreaker.State.CLOSED
+    boolean full = seen.recording == 0 && breaker.getState() == CircuitBreaker.State.CLOSED
         && metrics.getNumberOfFailedCalls() == 0 && metrics.getNumberOfSlowCalls() == 0
         && metrics.getNumberOfBufferedCalls() >= windowSize;
     CircuitBreaker.Metrics fullIn = full ? metrics : null;
     if (seen.fullIn != fullIn) {
-      mark.compareAndSet(seen, new Mark(fullIn));
+      mark.compareAndSet(seen, new Mark(fullIn, seen.recording));
     }
   }
 

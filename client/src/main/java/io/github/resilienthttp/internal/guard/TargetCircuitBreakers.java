@@ -222,9 +222,11 @@ public final class TargetCircuitBreakers {
       if (oldest == null) {
         return;
       }
-      if (byTarget.remove(oldest.getKey(), oldest.getValue())) {
-        registry.remove(oldest.getKey());
-      }
+      // Out of the registry first: a target made for this name once it has left the map then gets a
+      // new breaker, never this one, which operations holding the old target may still record in
+      // (two targets on one breaker would each keep their own FullHealthyWindow mark).
+      registry.remove(oldest.getKey());
+      byTarget.remove(oldest.getKey(), oldest.getValue());
     }
   }
 

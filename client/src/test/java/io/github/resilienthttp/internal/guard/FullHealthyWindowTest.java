@@ -33,28 +33,63 @@ class FullHealthyWindowTest {
   private static final long FAST = TimeUnit.MILLISECONDS.toNanos(3);
   private static final IOException BOOM = new IOException("boom");
 
-  /** A breaker that counts the successes recorded in it and runs a hook inside {@code onError}. */
+  /**
+   * A breaker that counts the successes recorded in it and the figures read from it, and runs hooks
+   * inside {@code onError} and inside the next read of the buffered calls.
+   */
   private static final class Counted {
     final CircuitBreaker real;
     final CircuitBreaker breaker;
     final AtomicInteger successes = new AtomicInteger();
+    final AtomicInteger figureReads = new AtomicInteger();
     Runnable insideOnError = () -> { };
+    Runnable insideNextBufferedRead;
+    private CircuitBreaker.Metrics realMetrics;
+    private CircuitBreaker.Metrics metrics;
 
     Counted(CircuitBreakerConfig config) {
       real = CircuitBreaker.of("target", config);
       breaker = (CircuitBreaker) Proxy.newProxyInstance(CircuitBreaker.class.getClassLoader(),
           new Class<?>[] {CircuitBreaker.class}, (proxy, method, args) -> {
-            if (method.getName().equals("onSuccess")) {
-              successes.incrementAndGet();
-            } else if (method.getName().equals("onError")) {
-              insideOnError.run();
+            switch (method.getName()) {
+              case "onSuccess" -> successes.incrementAndGet();
+              case "onError" -> insideOnError.run();
+              case "getMetrics" -> {
+                return metrics();
+              }
+              default -> { }
             }
-            try {
-              return method.invoke(real, args);
-            } catch (InvocationTargetException e) {
-              throw e.getCause();
-            }
+            return call(method, real, args);
           });
+    }
+
+    /** The same proxy for as long as the real breaker keeps its metrics object. */
+    private CircuitBreaker.Metrics metrics() {
+      CircuitBreaker.Metrics r = real.getMetrics();
+      if (r != realMetrics) {
+        realMetrics = r;
+        metrics = (CircuitBreaker.Metrics) Proxy.newProxyInstance(
+            CircuitBreaker.class.getClassLoader(), new Class<?>[] {CircuitBreaker.Metrics.class},
+            (proxy, method, args) -> {
+              figureReads.incrementAndGet();
+              Runnable hook = insideNextBufferedRead;
+              if (method.getName().equals("getNumberOfBufferedCalls") && hook != null) {
+                insideNextBufferedRead = null;
+                hook.run();
+              }
+              return call(method, r, args);
+            });
+      }
+      return metrics;
+    }
+
+    private static Object call(java.lang.reflect.Method method, Object target, Object[] args)
+        throws Throwable {
+      try {
+        return method.invoke(target, args);
+      } catch (InvocationTargetException e) {
+        throw e.getCause();
+      }
     }
   }
 
@@ -124,15 +159,16 @@ class FullHealthyWindowTest {
   }
 
   @Test
-  void aWindowMarkedFullWhileAFailureIsBeingRecordedIsUnmarkedWhenItIsIn() {
+  void noWindowIsMarkedWhileAFailureIsBeingRecorded() {
     Counted b = new Counted(ResilientHttpClient.defaultCircuitBreakerConfig());
-    FullHealthyWindow window = FullHealthyWindow.of(b.breaker, () -> 0); // every success checks
+    FullHealthyWindow window = FullHealthyWindow.of(b.breaker, () -> 16); // check always, skip
     fill(window);
-    // Inside the failure's record, before it reaches the window, a success sees the window still
-    // full and marks it.
+    // Inside the failure's record, before it reaches the window, a success finds the window still
+    // full of successes: it must not mark it, or a success after it would be skipped with the
+    // failure already in the window.
     b.insideOnError = () -> {
       window.onSuccess(FAST);
-      assertThat(window.isMarked()).isTrue();
+      assertThat(window.isMarked()).isFalse();
     };
     window.onError(FAST, BOOM);
     b.insideOnError = () -> { };
@@ -143,11 +179,33 @@ class FullHealthyWindowTest {
   }
 
   @Test
+  void aSuccessThatReadTheFiguresBeforeAFailureWasRecordedDoesNotMarkTheWindowAfterIt() {
+    Counted b = new Counted(ResilientHttpClient.defaultCircuitBreakerConfig());
+    FullHealthyWindow window = FullHealthyWindow.of(b.breaker, () -> 16);
+    fill(window);
+    window.onError(FAST, BOOM);
+    for (int i = 0; i < 49; i++) {
+      window.onSuccess(FAST); // the failure is still in the window: checked, not marked
+    }
+    assertThat(window.isMarked()).isFalse();
+    // The 50th success pushes the failure out and reads clean figures; a whole failure is recorded
+    // between that read and its compare-and-set, which must then lose.
+    b.insideNextBufferedRead = () -> window.onError(FAST, BOOM);
+    window.onSuccess(FAST);
+    assertThat(window.isMarked()).isFalse();
+    assertThat(b.real.getMetrics().getNumberOfFailedCalls()).isEqualTo(1);
+    int before = b.successes.get();
+    window.onSuccess(FAST);
+    assertThat(b.successes.get() - before).isEqualTo(1);
+  }
+
+  @Test
   void aHalfOpenBreakerClosesAfterItsPermittedSuccessesEvenWhenTheyFillAWindow() {
     // More probes than the closed window holds: a half-open window full of successes must not be
     // marked, or the probes that would close the breaker are skipped.
+    // resilience4j's half-open window waits for min(minimumNumberOfCalls, probes) calls: 20 here.
     Counted b = new Counted(CircuitBreakerConfig.custom().slidingWindowSize(10)
-        .minimumNumberOfCalls(10).permittedNumberOfCallsInHalfOpenState(20).build());
+        .minimumNumberOfCalls(20).permittedNumberOfCallsInHalfOpenState(20).build());
     FullHealthyWindow window = FullHealthyWindow.of(b.breaker, () -> 16); // check always, skip
     b.real.transitionToOpenState();
     b.real.transitionToHalfOpenState();
@@ -165,10 +223,11 @@ class FullHealthyWindowTest {
     fill(window);
     b.real.onError(1, TimeUnit.MILLISECONDS, BOOM); // not through the SDK: the mark stays
     int skips = 0;
-    while (window.isMarked()) {
+    while (window.isMarked() && skips <= FullHealthyWindow.RECHECK_ONE_IN) {
       window.onSuccess(FAST);
       skips++;
     }
+    assertThat(window.isMarked()).isFalse();
     assertThat(skips).isBetween(1, FullHealthyWindow.RECHECK_ONE_IN);
     for (int i = 0; i < 49; i++) {
       window.onSuccess(FAST);
@@ -177,16 +236,81 @@ class FullHealthyWindowTest {
   }
 
   @Test
-  void everySuccessIsRecordedWhileAnEventConsumerIsRegistered() {
+  void everySuccessIsRecordedWhileAnEventConsumerIsRegisteredAndTheFiguresAreReadOnlyToRecheck() {
     Counted b = new Counted(ResilientHttpClient.defaultCircuitBreakerConfig());
     FullHealthyWindow window = FullHealthyWindow.of(b.breaker, counting());
-    fill(window);
+    fill(window); // samples 0..64
     AtomicInteger events = new AtomicInteger();
     b.real.getEventPublisher().onSuccess(e -> events.incrementAndGet());
-    for (int i = 0; i < 100; i++) {
+    int reads = b.figureReads.get();
+    for (int i = 0; i < 640; i++) {
+      window.onSuccess(FAST); // samples 65..704
+    }
+    assertThat(events).hasValue(640);
+    // Re-checks at samples 128, 192, ..., 704: ten, each reading 3 figures.
+    assertThat(b.figureReads.get() - reads).isEqualTo(30);
+    assertThat(window.isMarked()).isTrue();
+  }
+
+  @Test
+  void aSuccessAtTheSlowCallThresholdIsFastAndOneNanosecondOverIsSlow() {
+    Counted b = new Counted(ResilientHttpClient.defaultCircuitBreakerConfig());
+    FullHealthyWindow window = FullHealthyWindow.of(b.breaker, () -> 16);
+    fill(window);
+    long threshold = b.real.getCircuitBreakerConfig().getSlowCallDurationThreshold().toNanos();
+    int before = b.successes.get();
+    window.onSuccess(threshold);
+    assertThat(b.successes.get() - before).isZero(); // skipped: not slow, as for resilience4j
+    assertThat(window.isMarked()).isTrue();
+    window.onSuccess(threshold + 1);
+    assertThat(b.successes.get() - before).isEqualTo(1);
+    assertThat(window.isMarked()).isFalse();
+    assertThat(b.real.getMetrics().getNumberOfSlowCalls()).isEqualTo(1);
+  }
+
+  @Test
+  void afterConcurrentSuccessesFailuresAndSlowCallsTheWindowRecoversAndIsMarkedAgain()
+      throws Exception {
+    Counted b = new Counted(ResilientHttpClient.defaultCircuitBreakerConfig());
+    FullHealthyWindow window = FullHealthyWindow.of(b.breaker);
+    long slow = Duration.ofSeconds(61).toNanos();
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+    try {
+      List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        int seed = t;
+        done.add(pool.submit(() -> {
+          java.util.Random random = new java.util.Random(seed);
+          for (int i = 0; i < 20_000; i++) {
+            int r = random.nextInt(100);
+            if (r < 2) {
+              window.onError(FAST, BOOM);
+            } else if (r < 3) {
+              window.onSuccess(slow);
+            } else {
+              window.onSuccess(FAST);
+            }
+          }
+        }));
+      }
+      for (java.util.concurrent.Future<?> f : done) {
+        f.get(60, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    // Nothing stuck: 50 successes push every failure and slow call out, and the window is marked
+    // again at a later check (one in 16, at random).
+    for (int i = 0; i < 50; i++) {
       window.onSuccess(FAST);
     }
-    assertThat(events).hasValue(100);
+    CircuitBreaker.Metrics m = b.real.getMetrics();
+    assertThat(m.getNumberOfFailedCalls()).isZero();
+    assertThat(m.getNumberOfSlowCalls()).isZero();
+    for (int i = 0; i < 2_000 && !window.isMarked(); i++) {
+      window.onSuccess(FAST);
+    }
+    assertThat(window.isMarked()).isTrue();
   }
 
   @Test
