@@ -439,8 +439,8 @@ public final class ResilientHttpClient implements AutoCloseable {
    * 1,024 targets, the least recently used evicted), so a breaker seen here may be replaced by a new
    * one after its target was idle. The default registry's breakers skip a fast success while their
    * window is full of them, which changes none of their figures; an outcome you record in such a
-   * breaker yourself is noticed within about 64 successes, and an event consumer you register
-   * makes the SDK record every attempt (docs/design/circuit-breaker.md).
+   * breaker yourself is noticed at a re-check (one success in 64 on average), and an event
+   * consumer you register makes the SDK record every attempt (docs/design/circuit-breaker.md).
    *
    * @param url a URL of the target
    * @return the breaker, or empty

@@ -77,8 +77,8 @@ public final class FullHealthyWindow {
   private final IntSupplier sampler;
   private final AtomicReference<Mark> mark = new AtomicReference<>(new Mark(null, 0));
 
-  private FullHealthyWindow(CircuitBreaker breaker, EventProcessor<?> events, IntSupplier sampler) {
-    CircuitBreakerConfig config = breaker.getCircuitBreakerConfig();
+  private FullHealthyWindow(CircuitBreaker breaker, CircuitBreakerConfig config,
+      EventProcessor<?> events, IntSupplier sampler) {
     this.breaker = breaker;
     this.events = events;
     this.slowNanos = config.getSlowCallDurationThreshold().toNanos();
@@ -108,7 +108,7 @@ public final class FullHealthyWindow {
         || !(breaker.getEventPublisher() instanceof EventProcessor<?> events)) {
       return null;
     }
-    return new FullHealthyWindow(breaker, events, sampler);
+    return new FullHealthyWindow(breaker, config, events, sampler);
   }
 
   /**
@@ -122,23 +122,16 @@ public final class FullHealthyWindow {
       return;
     }
     Mark seen = mark.get();
-    int sample = sampler.getAsInt();
-    if (seen.fullIn != null) {
-      boolean recheck = (sample & (RECHECK_ONE_IN - 1)) == 0;
-      if (!recheck && breaker.getMetrics() == seen.fullIn) {
-        if (!events.hasConsumers()) {
-          return;
-        }
-        breaker.onSuccess(nanos, TimeUnit.NANOSECONDS); // for the consumers; still full
-        return;
-      }
-      breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
+    boolean marked = seen.fullIn != null;
+    boolean checks =
+        (sampler.getAsInt() & ((marked ? RECHECK_ONE_IN : CHECK_ONE_IN) - 1)) == 0;
+    boolean stillFull = marked && !checks && breaker.getMetrics() == seen.fullIn;
+    if (stillFull && !events.hasConsumers()) {
+      return;
+    }
+    breaker.onSuccess(nanos, TimeUnit.NANOSECONDS); // recorded for an event consumer when still full
+    if (!stillFull && (marked || checks)) {
       check(seen);
-    } else {
-      breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
-      if ((sample & (CHECK_ONE_IN - 1)) == 0) {
-        check(seen);
-      }
     }
   }
 

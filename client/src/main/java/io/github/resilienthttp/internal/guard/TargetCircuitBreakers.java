@@ -162,11 +162,7 @@ public final class TargetCircuitBreakers {
    * @return the breakers
    */
   public static TargetCircuitBreakers perTargetOwned(CircuitBreakerConfig config) {
-    return perTargetOwned(config, MAX_TARGETS);
-  }
-
-  static TargetCircuitBreakers perTargetOwned(CircuitBreakerConfig config, int maxTargets) {
-    return new TargetCircuitBreakers(CircuitBreakerRegistry.of(config), true, null, maxTargets);
+    return new TargetCircuitBreakers(CircuitBreakerRegistry.of(config), true, null, MAX_TARGETS);
   }
 
   public static TargetCircuitBreakers single(CircuitBreaker breaker) {

@@ -64,7 +64,7 @@ class FullHealthyWindowTest {
     }
 
     /** The same proxy for as long as the real breaker keeps its metrics object. */
-    private CircuitBreaker.Metrics metrics() {
+    private synchronized CircuitBreaker.Metrics metrics() {
       CircuitBreaker.Metrics r = real.getMetrics();
       if (r != realMetrics) {
         realMetrics = r;
@@ -197,6 +197,22 @@ class FullHealthyWindowTest {
     int before = b.successes.get();
     window.onSuccess(FAST);
     assertThat(b.successes.get() - before).isEqualTo(1);
+  }
+
+  @Test
+  void aBreakerThatThrowsWhileRecordingAFailureLeavesTheWindowMarkableAgain() {
+    Counted b = new Counted(ResilientHttpClient.defaultCircuitBreakerConfig());
+    FullHealthyWindow window = FullHealthyWindow.of(b.breaker, () -> 16); // check always, skip
+    fill(window);
+    b.insideOnError = () -> {
+      throw new IllegalStateException("an event consumer's bug");
+    };
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> window.onError(FAST, BOOM))
+        .isInstanceOf(IllegalStateException.class);
+    b.insideOnError = () -> { };
+    assertThat(window.isMarked()).isFalse();
+    window.onSuccess(FAST); // nothing is being recorded any more: the still-full window is marked
+    assertThat(window.isMarked()).isTrue();
   }
 
   @Test
