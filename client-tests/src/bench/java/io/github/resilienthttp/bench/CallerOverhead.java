@@ -20,7 +20,9 @@ import okhttp3.ResponseBody;
  * the callers' own code differs between the rows, and the loopback round trip (about 50 µs, and
  * noisy) does not hide a few hundred nanoseconds. Allocation is counted with
  * {@link ThreadMXBean#getThreadAllocatedBytes(long)} on the calling thread only, so it is exact up
- * to the JIT's escape analysis. The network interceptor of the SDK is not reached here (about 100
+ * to the JIT's escape analysis. CPU is the calling thread's, and also that of all Java threads
+ * (which counts the work a caller hands to other threads, such as OkHttp's call timeout waking
+ * Okio's watchdog thread; a little noisier). The network interceptor of the SDK is not reached here (about 100
  * bytes and a few nanoseconds more on a real call; the JMH run includes it).
  *
  * <pre>
@@ -45,6 +47,7 @@ public final class CallerOverhead {
     for (String method : new String[] {"GET", "POST"}) {
       measure(method, rounds, calls);
       stacks(method, rounds, calls);
+      deadlineStacks(method, rounds, calls);
     }
     measureKeys(rounds, calls);
   }
@@ -117,8 +120,12 @@ public final class CallerOverhead {
     }
   }
 
-  /** One caller's medians: CPU ns and allocated bytes per call, each over raw OkHttp. */
-  record Added(double cpuNanos, double bytes) {}
+  /**
+   * One caller's medians, each over raw OkHttp: the calling thread's CPU ns, all Java threads' CPU
+   * ns (which counts what a caller makes other threads do, such as waking Okio's watchdog thread
+   * for a call timeout) and the calling thread's allocated bytes per call.
+   */
+  record Added(double cpuNanos, double allThreadsCpuNanos, double bytes) {}
 
   /**
    * The like-for-like stacks of {@code method} (raw OkHttp first, then the SDK with a bulkhead and
@@ -142,6 +149,41 @@ public final class CallerOverhead {
     }
   }
 
+  /**
+   * The like-for-like stacks with a deadline, which the SDK always runs (30 s by default) and the
+   * stacks above do not: OkHttp's own call timeout (Okio's {@code AsyncTimeout}, per call, so per
+   * attempt, not over retries) on raw OkHttp and under resilience4j's stack, and Failsafe's
+   * {@code Timeout} around its whole stack (over retries, cancelling the call when it fires: the
+   * SDK's deadline). resilience4j's own {@code TimeLimiter} needs a future run on another thread,
+   * which no blocking caller of OkHttp would add per call.
+   */
+  static Map<String, Added> deadlineStacks(String method, int rounds, int calls) throws Throwable {
+    SuccessPath s = withoutNetwork(method);
+    try {
+      boolean post = "POST".equals(method);
+      java.time.Duration deadline = java.time.Duration.ofSeconds(30);
+      OkHttpClient timed = s.okHttp.newBuilder().callTimeout(deadline).build();
+      dev.failsafe.FailsafeExecutor<Response> failsafeTimed =
+          SuccessPath.newFailsafeStackWithTimeout(deadline);
+      Map<String, InterleavedLatency.Call> stacks = new LinkedHashMap<>();
+      stacks.put(RAW, s::rawOkHttpCall);
+      stacks.put("OkHttp with `callTimeout(30 s)`",
+          () -> SuccessPath.consume(timed.newCall(
+              post ? SuccessPath.withNewKey(s.request) : s.request).execute()));
+      stacks.put(SDK_STACK + ", its 30 s deadline", s::sdkWithBulkheadCall);
+      stacks.put(FAILSAFE_STACK + " + `Timeout` (30 s)",
+          () -> s.failsafeStackWithTimeoutCall(failsafeTimed,
+              post ? SuccessPath.withNewKey(s.request) : s.request));
+      stacks.put(R4J_STACK + ", client `callTimeout(30 s)`",
+          () -> s.resilience4jStackCall(timed,
+              post ? SuccessPath.withNewKey(s.request) : s.request));
+      return table(method + " like-for-like stacks with a deadline (no network, 1 thread; POST: a new"
+          + " key per call in every row but the first)", stacks, rounds, calls);
+    } finally {
+      s.tearDown();
+    }
+  }
+
   static final String RAW = "OkHttp `newCall().execute()`";
   static final String SDK_STACK = "SDK + bulkhead (`operation(req).execute()`)";
   static final String FAILSAFE_STACK = "Failsafe retry + breaker + bulkhead";
@@ -153,39 +195,61 @@ public final class CallerOverhead {
     long tid = Thread.currentThread().getId();
     int n = callers.size();
     double[][] cpu = new double[n][rounds];
+    double[][] processCpu = new double[n][rounds];
     double[][] bytes = new double[n][rounds];
     for (int r = 0; r < rounds; r++) {
       int i = 0;
       for (InterleavedLatency.Call c : callers.values()) {
         long b0 = mx.getThreadAllocatedBytes(tid);
         long t0 = mx.getCurrentThreadCpuTime();
+        long p0 = javaThreadsCpuTime(mx);
         for (int k = 0; k < calls; k++) {
           c.run();
         }
         cpu[i][r] = (mx.getCurrentThreadCpuTime() - t0) / (double) calls;
+        processCpu[i][r] = (javaThreadsCpuTime(mx) - p0) / (double) calls;
         bytes[i][r] = (mx.getThreadAllocatedBytes(tid) - b0) / (double) calls;
         i++;
       }
     }
     System.out.println("#### " + title);
     System.out.println();
-    System.out.println("| caller | CPU ns/call | added CPU ns/call | allocated B/call | added B/call |");
-    System.out.println("|---|---:|---:|---:|---:|");
+    System.out.println("| caller | CPU ns/call | added CPU ns/call | added all threads' CPU ns/call"
+        + " | allocated B/call | added B/call |");
+    System.out.println("|---|---:|---:|---:|---:|---:|");
     Map<String, Added> added = new LinkedHashMap<>();
     int i = 0;
     for (String name : callers.keySet()) {
       double c = medianAfterWarmup(cpu[i]);
       double b = medianAfterWarmup(bytes[i]);
+      double p = medianAfterWarmup(processCpu[i]);
       double c0 = medianAfterWarmup(cpu[0]);
+      double p0 = medianAfterWarmup(processCpu[0]);
       double b0 = medianAfterWarmup(bytes[0]);
-      System.out.printf(Locale.ROOT, "| %s | %.0f | %s | %.0f | %s |%n", name, c,
-          i == 0 ? "—" : String.format(Locale.ROOT, "%+.0f", c - c0), b,
+      System.out.printf(Locale.ROOT, "| %s | %.0f | %s | %s | %.0f | %s |%n", name, c,
+          i == 0 ? "—" : String.format(Locale.ROOT, "%+.0f", c - c0),
+          i == 0 ? "—" : String.format(Locale.ROOT, "%+.0f", p - p0), b,
           i == 0 ? "—" : String.format(Locale.ROOT, "%+.0f", b - b0));
-      added.put(name, new Added(c - c0, b - b0));
+      added.put(name, new Added(c - c0, p - p0, b - b0));
       i++;
     }
     System.out.println();
     return added;
+  }
+
+  /**
+   * The CPU time of every live Java thread, in nanoseconds: the caller's and what it hands to others
+   * (Okio's watchdog thread, OkHttp's and the SDK's threads). The JIT's and the GC's threads are not
+   * Java threads and are not counted.
+   */
+  private static long javaThreadsCpuTime(ThreadMXBean mx) {
+    long sum = 0;
+    for (long t : mx.getThreadCpuTime(mx.getAllThreadIds())) {
+      if (t > 0) {
+        sum += t;
+      }
+    }
+    return sum;
   }
 
   private static double medianAfterWarmup(double[] perRound) {

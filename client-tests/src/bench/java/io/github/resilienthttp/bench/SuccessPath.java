@@ -319,13 +319,45 @@ public abstract class SuccessPath {
   }
 
   private int resilience4jStackCall(Request r) throws Throwable {
+    return resilience4jStackCall(okHttp, r);
+  }
+
+  /**
+   * resilience4j's retry, breaker and bulkhead for the request's target, sending on {@code client}
+   * (for {@code CallerOverhead}'s deadline table: a client with a call timeout).
+   */
+  int resilience4jStackCall(OkHttpClient client, Request r) throws Throwable {
     String target = r.url().host();
     CircuitBreaker breaker = r4jBreakers.circuitBreaker(target);
     io.github.resilience4j.bulkhead.Bulkhead bulkhead = r4jBulkheads.bulkhead(target);
     return consume(Retry.decorateCheckedSupplier(retry,
         CircuitBreaker.decorateCheckedSupplier(breaker,
             io.github.resilience4j.bulkhead.Bulkhead.decorateCheckedSupplier(bulkhead,
-                () -> okHttp.newCall(r).execute()))).get());
+                () -> client.newCall(r).execute()))).get());
+  }
+
+  /**
+   * Failsafe's stack for the request's target inside a {@code Timeout} of {@code timeout} that
+   * bounds the whole execution, retries included, and cancels the OkHttp call when it fires: what
+   * the SDK's deadline does (for {@code CallerOverhead}'s deadline table).
+   */
+  int failsafeStackWithTimeoutCall(FailsafeExecutor<Response> stackWithTimeout, Request r)
+      throws IOException {
+    return consume(FailsafeCall.with(stackWithTimeout).compose(okHttp.newCall(r)).execute());
+  }
+
+  /** {@link #newFailsafeStack()} inside a {@code Timeout} of {@code timeout}, outermost. */
+  static FailsafeExecutor<Response> newFailsafeStackWithTimeout(Duration timeout) {
+    dev.failsafe.CircuitBreaker<Response> breaker = dev.failsafe.CircuitBreaker.<Response>builder()
+        .handle(IOException.class)
+        .handleResultIf(r -> r.code() >= 500)
+        .withFailureRateThreshold(50, 10, Duration.ofSeconds(60))
+        .withDelay(Duration.ofSeconds(30))
+        .build();
+    dev.failsafe.Bulkhead<Response> bulkhead = dev.failsafe.Bulkhead.<Response>builder(STACK_BULKHEAD)
+        .build();
+    return Failsafe.with(dev.failsafe.Timeout.<Response>of(timeout))
+        .compose(failsafeRetryPolicy()).compose(breaker).compose(bulkhead);
   }
 
   private int failsafeCall(Request r) throws IOException {

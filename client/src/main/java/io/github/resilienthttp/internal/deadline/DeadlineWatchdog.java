@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import okhttp3.Call;
 import okhttp3.EventListener;
 import okio.AsyncTimeout;
@@ -23,7 +23,10 @@ import org.slf4j.LoggerFactory;
  * <p>It stands in for OkHttp's call timeout on the SDK's calls, which would put every call into
  * Okio's global timeout queue and wake its watchdog thread (the cost that this class avoids:
  * docs/design/deadline-watchdog.md). Here an operation only joins a lock-free stack (it is its own
- * list node, so joining allocates nothing). One sweep, at most every {@link #TICK_NANOS} while
+ * list node, so joining allocates nothing). The stack is striped, as {@link
+ * java.util.concurrent.atomic.LongAdder} stripes a counter: a caller joins the stack its thread
+ * picks, each stack on a cache line of its own, so callers on different cores do not write one
+ * shared line per operation. One sweep, at most every {@link #TICK_NANOS} while
  * operations are watched and also at the earliest deadline it knows of, stops the calls whose
  * deadline has passed and forgets the operations that are done. The sweeps run on Okio's own
  * watchdog thread through one {@code AsyncTimeout} per client that is re-armed after each sweep:
@@ -57,8 +60,21 @@ public final class DeadlineWatchdog {
   /** Sweeps stop after this long without a watched operation: 1 s. */
   static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-  /** Operations that joined since the last sweep, newest first: a lock-free stack. */
-  private final AtomicReference<Execution> joined = new AtomicReference<>();
+  /**
+   * Slots between two stacks' heads in {@link #joined}: 16 references are 64 bytes or more, a cache
+   * line on the usual CPUs, so no two heads share one.
+   */
+  private static final int PAD = 16;
+  /** Upper bound on the stripes: a sweep reads every stack's head. */
+  public static final int MAX_STRIPES = 64;
+
+  /**
+   * Operations that joined since the last sweep, newest first: lock-free stacks, one per stripe,
+   * whose heads are at {@code (stripe + 1) * PAD} (the slots between them are never used).
+   */
+  private final AtomicReferenceArray<Execution> joined;
+  /** The number of stripes minus one (a power of two minus one). */
+  private final int stripeMask;
   /** The operations the sweeps know, linked through {@code watchNext}; guarded by this. */
   private Execution watched;
   /** Whether the tick timer is armed (or a sweep that will re-arm it is running). */
@@ -87,6 +103,58 @@ public final class DeadlineWatchdog {
   private volatile long nextSweepNanos;
   private volatile long idleSinceNanos;
 
+  /** A watchdog with four stripes per available processor, at most {@link #MAX_STRIPES}. */
+  public DeadlineWatchdog() {
+    this(Runtime.getRuntime().availableProcessors() * 4);
+  }
+
+  /**
+   * A watchdog whose joining operations are spread over {@code stripes} stacks (rounded up to a
+   * power of two, from 1 to {@link #MAX_STRIPES}).
+   *
+   * @param stripes how many stacks joining callers spread over; 1 is one shared stack
+   */
+  public DeadlineWatchdog(int stripes) {
+    int n = Integer.highestOneBit(Math.max(1, Math.min(MAX_STRIPES, stripes)) * 2 - 1);
+    stripeMask = n - 1;
+    joined = new AtomicReferenceArray<>((n + 2) * PAD);
+  }
+
+  /**
+   * The stripe a thread joins: picked by its ID, which is fixed for the thread's life, so one
+   * caller thread always writes the same stack.
+   *
+   * @param thread a thread
+   * @return the stripe, from 0 to the number of stripes minus one (for tests)
+   */
+  @SuppressWarnings("deprecation") // Thread.threadId() is Java 19+; getId() is the same number
+  public int stripeOf(Thread thread) {
+    return (int) thread.getId() & stripeMask;
+  }
+
+  /**
+   * The number of stripes.
+   *
+   * @return the number of stripes, a power of two (for tests)
+   */
+  public int stripes() {
+    return stripeMask + 1;
+  }
+
+  private static int head(int stripe) {
+    return (stripe + 1) * PAD;
+  }
+
+  /** Whether an operation joined since the last sweep, on any stripe. */
+  private boolean anyJoined() {
+    for (int i = 0; i <= stripeMask; i++) {
+      if (joined.get(head(i)) != null) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /**
    * The event listener that tells this watchdog when a call ended or was cancelled; stateless,
    * shared. The SDK's clients report these through their one listener (which calls
@@ -114,11 +182,12 @@ public final class DeadlineWatchdog {
    */
   public void watch(Execution op) {
     WatchEntry.joining(op);
+    int slot = head(stripeOf(Thread.currentThread()));
     Execution head;
     do {
-      head = joined.get();
+      head = joined.get(slot);
       WatchEntry.link(op, head);
-    } while (!joined.compareAndSet(head, op));
+    } while (!joined.compareAndSet(slot, head, op));
     if (!running.get() && running.compareAndSet(false, true)) {
       idleSinceNanos = System.nanoTime();
       armTick(0);
@@ -167,8 +236,10 @@ public final class DeadlineWatchdog {
    */
   public synchronized List<Execution> watchedOperations() {
     List<Execution> ops = new ArrayList<>();
-    for (Execution op = joined.get(); op != null; op = WatchEntry.next(op)) {
-      ops.add(op);
+    for (int i = 0; i <= stripeMask; i++) {
+      for (Execution op = joined.get(head(i)); op != null; op = WatchEntry.next(op)) {
+        ops.add(op);
+      }
     }
     for (Execution op = watched; op != null; op = WatchEntry.next(op)) {
       ops.add(op);
@@ -183,8 +254,10 @@ public final class DeadlineWatchdog {
    */
   public synchronized int watchedCount() {
     int n = 0;
-    for (Execution op = joined.get(); op != null; op = WatchEntry.next(op)) {
-      n++;
+    for (int i = 0; i <= stripeMask; i++) {
+      for (Execution op = joined.get(head(i)); op != null; op = WatchEntry.next(op)) {
+        n++;
+      }
     }
     for (Execution op = watched; op != null; op = WatchEntry.next(op)) {
       n++;
@@ -222,11 +295,18 @@ public final class DeadlineWatchdog {
       // Set before the scan: an operation the scan misses is due after this time (see watch).
       nextSweepNanos = now + TICK_NANOS;
     }
-    for (Execution op = joined.getAndSet(null); op != null; ) {
-      Execution next = WatchEntry.next(op);
-      WatchEntry.link(op, watched);
-      watched = op;
-      op = next;
+    for (int i = 0; i <= stripeMask; i++) {
+      // Read first: a stripe no caller used since the last sweep is not written (its line stays
+      // shared in the callers' caches).
+      if (joined.get(head(i)) == null) {
+        continue;
+      }
+      for (Execution op = joined.getAndSet(head(i), null); op != null; ) {
+        Execution next = WatchEntry.next(op);
+        WatchEntry.link(op, watched);
+        watched = op;
+        op = next;
+      }
     }
     long earliest = now + TICK_NANOS;
     Execution previous = null;
@@ -257,13 +337,15 @@ public final class DeadlineWatchdog {
     if (!isTick) {
       return;
     }
-    if (watched != null || joined.get() != null) {
+    if (watched != null || anyJoined()) {
       idleSinceNanos = now;
     } else if (now - idleSinceNanos >= IDLE_NANOS) {
       running.set(false);
       // An operation that joined after the check above, but saw running still true, is swept by
-      // whoever wins this race: this sweep, or the next watch() call.
-      if (joined.get() == null || !running.compareAndSet(false, true)) {
+      // whoever wins this race: this sweep, or the next watch() call. (Each stripe is read after
+      // running was cleared, and a joining caller reads running after its push: one of the two
+      // sees the other, on every stripe.)
+      if (!anyJoined() || !running.compareAndSet(false, true)) {
         return;
       }
     }
