@@ -20,9 +20,10 @@ import okhttp3.HttpUrl;
  * target that comes back starts with a new, closed breaker: its failure history is forgotten, which
  * is what "idle" should mean for a breaker. Recency is counted in <em>generations</em>: a
  * generation ends when a new target is added, and a target remembers the last generation in which
- * it was asked for. An operation on a known target therefore reads two fields and writes nothing
- * shared (no clock read either), except the first time it asks in a generation; eviction picks a
- * target of the oldest generation.
+ * it was asked for. An operation on a known target therefore reads three fields and writes
+ * nothing shared (no clock read either), except the first time it asks in a generation; eviction
+ * picks a target of the oldest generation. A target is never handed out once the lookup knows it
+ * was evicted, so one name has one breaker in use at a time.
  *
  * <p>It also remembers when the SDK saw each breaker open, to tell callers how long it stays open.
  * It deliberately registers no event consumer on the breakers: resilience4j builds an event object
@@ -43,6 +44,8 @@ public final class TargetCircuitBreakers {
   private volatile Target last;
   /** The current generation of recency (see the class comment); advanced when a target is added. */
   private volatile long generation;
+  /** See {@link #afterLookupForTests}; null but in tests. */
+  private volatile Runnable afterLookup;
 
   /** A breaker and what the SDK saw of it. */
   public static final class Target {
@@ -53,12 +56,23 @@ public final class TargetCircuitBreakers {
     private final String host;
     private final int port;
     private volatile CircuitBreaker.State lastSeen = CircuitBreaker.State.CLOSED;
-    /** The last generation in which an operation asked for this target, for eviction. */
+    /**
+     * The last generation in which an operation asked for this target, for eviction. A new target
+     * starts in the generation its addition began, the newest, so that a concurrent eviction never
+     * takes it for the least recently used before its first operation marks it.
+     */
     private volatile long usedInGeneration;
+    /**
+     * Set once the target was evicted: its breaker has left the registry and the target leaves the
+     * map. A lookup that found it just before then looks again (see {@link #forUrl}).
+     */
+    private volatile boolean evicted;
     private volatile long openedAtMillis = -1;
 
-    Target(CircuitBreaker breaker, boolean owned, String scheme, String host, int port) {
+    Target(CircuitBreaker breaker, boolean owned, String scheme, String host, int port,
+        long generation) {
       this.breaker = breaker;
+      this.usedInGeneration = generation;
       this.window = owned ? FullHealthyWindow.of(breaker) : null;
       this.scheme = scheme;
       this.host = host;
@@ -138,7 +152,7 @@ public final class TargetCircuitBreakers {
     this.registry = registry;
     this.owned = owned;
     this.maxTargets = maxTargets;
-    this.single = single == null ? null : new Target(single, false, "", "", -1);
+    this.single = single == null ? null : new Target(single, false, "", "", -1, 0);
   }
 
   /**
@@ -174,31 +188,64 @@ public final class TargetCircuitBreakers {
     return url.scheme() + "://" + url.host() + ":" + url.port();
   }
 
+  /**
+   * The target of {@code url}: the one the map holds for its name, made (and the least recently
+   * used evicted, beyond the bound) when there is none. Never a target already evicted when this
+   * method read it, so that every operation of a target records in the breaker the registry holds
+   * for its name (an operation that got its target just before an eviction still records in the
+   * evicted one). Thread-safe.
+   *
+   * @param url the request's URL
+   * @return its target
+   */
   public Target forUrl(HttpUrl url) {
     if (single != null) {
       return single;
     }
     Target t = last;
-    if (t == null || !t.matches(url)) {
-      String name = targetName(url);
-      t = byTarget.get(name);
-      if (t == null) {
-        t = byTarget.computeIfAbsent(name, n -> {
-          generation++; // under the map's lock for this key; a lost increment only blurs recency
-          return new Target(registry.circuitBreaker(n), owned, url.scheme(), url.host(),
-              url.port());
-        });
-        if (byTarget.size() > maxTargets) {
-          evictLeastRecentlyUsed(t);
-        }
-      }
-      last = t;
+    if (t == null || t.evicted || !t.matches(url)) {
+      t = lookUp(url);
     }
     long g = generation;
     if (t.usedInGeneration != g) {
       t.usedInGeneration = g;
     }
     return t;
+  }
+
+  /**
+   * The map's target for {@code url}, made if there is none, and remembered as {@link #last}. An
+   * eviction between the map's answer and this method's check of {@link Target#evicted} makes it
+   * look again, so the target it returns is not one already evicted. (An evicted target remembered
+   * as {@code last} is passed over by {@link #forUrl}, which checks the mark too.)
+   */
+  private Target lookUp(HttpUrl url) {
+    String name = targetName(url);
+    while (true) {
+      Target t = byTarget.get(name);
+      if (t == null) {
+        t = byTarget.computeIfAbsent(name, n -> {
+          // Under the map's lock for this key; a lost increment only blurs recency.
+          long g = ++generation;
+          return new Target(registry.circuitBreaker(n), owned, url.scheme(), url.host(),
+              url.port(), g);
+        });
+        if (byTarget.size() > maxTargets) {
+          evictLeastRecentlyUsed(t);
+        }
+      }
+      Runnable hook = afterLookup;
+      if (hook != null) {
+        hook.run();
+      }
+      last = t;
+      if (!t.evicted) {
+        return t;
+      }
+      // Evicted meanwhile: it leaves the map at once (the evicting thread is between the two
+      // removals), then this name gets a new target.
+      Thread.onSpinWait();
+    }
   }
 
   /**
@@ -221,9 +268,34 @@ public final class TargetCircuitBreakers {
       // Out of the registry first: a target made for this name once it has left the map then gets a
       // new breaker, never this one, which operations holding the old target may still record in
       // (two targets on one breaker would each keep their own FullHealthyWindow mark).
+      Target evicted = oldest.getValue();
       registry.remove(oldest.getKey());
-      byTarget.remove(oldest.getKey(), oldest.getValue());
+      evicted.evicted = true;
+      byTarget.remove(oldest.getKey(), evicted);
     }
+  }
+
+  /**
+   * Runs {@code hook} in every lookup that misses the fast path, after the map answered and before
+   * the target is remembered (for tests: it forces an eviction into that window).
+   */
+  void afterLookupForTests(Runnable hook) {
+    afterLookup = hook;
+  }
+
+  /** The target the fast path remembers, or null (for tests). */
+  Target last() {
+    return last;
+  }
+
+  /** Whether the map holds {@code target} under its name (for tests). */
+  boolean inMap(Target target) {
+    return byTarget.containsValue(target);
+  }
+
+  /** The map's target for {@code name}, or null (for tests). */
+  Target targetNamed(String name) {
+    return byTarget.get(name);
   }
 
   /**

@@ -3,8 +3,15 @@ package io.github.resilienthttp.internal.guard;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
 import okhttp3.HttpUrl;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 class TargetCircuitBreakersTest {
   private static HttpUrl url(int i) {
@@ -30,5 +37,178 @@ class TargetCircuitBreakersTest {
   @Test
   void theDefaultBoundIsDocumented() {
     assertThat(TargetCircuitBreakers.MAX_TARGETS).isEqualTo(1024);
+  }
+
+  /**
+   * A lookup that found its target in the map just before another thread evicted it does not hand
+   * the evicted target out, nor remember it for the next operations: it looks again and gets the
+   * name's new target, whose breaker is the registry's.
+   */
+  @Test
+  void aTargetEvictedBetweenTheLookupAndItsUseIsNotHandedOut() throws Exception {
+    CircuitBreakerRegistry registry = CircuitBreakerRegistry.ofDefaults();
+    TargetCircuitBreakers breakers = TargetCircuitBreakers.perTarget(registry, 2);
+    TargetCircuitBreakers.Target first = breakers.forUrl(url(1));
+    breakers.forUrl(url(2)); // the fast path now remembers target 2; target 1 is the oldest
+    CountDownLatch found = new CountDownLatch(1);
+    CountDownLatch evicted = new CountDownLatch(1);
+    breakers.afterLookupForTests(() -> {
+      if (Thread.currentThread().getName().equals("looker") && found.getCount() > 0) {
+        found.countDown();
+        await(evicted);
+      }
+    });
+    AtomicReference<TargetCircuitBreakers.Target> got = new AtomicReference<>();
+    Thread looker = new Thread(() -> got.set(breakers.forUrl(url(1))), "looker");
+    looker.start();
+    await(found); // the looker holds target 1, found in the map
+    breakers.forUrl(url(3)); // a third target evicts the least recently used: target 1
+    assertThat(registry.find(TargetCircuitBreakers.targetName(url(1)))).isEmpty();
+    evicted.countDown();
+    looker.join(10_000);
+
+    assertThat(got.get()).isNotNull().isNotSameAs(first);
+    assertThat(got.get().breaker())
+        .isSameAs(registry.find(TargetCircuitBreakers.targetName(url(1))).orElseThrow());
+    assertThat(breakers.last()).isSameAs(got.get());
+    assertThat(breakers.forUrl(url(1))).isSameAs(got.get());
+    assertThat(breakers.size()).isEqualTo(2);
+    assertThat(registry.getAllCircuitBreakers()).hasSize(2);
+  }
+
+  /**
+   * A target just added is the most recently used: an eviction by another thread, before the
+   * target's first operation marks it, takes the oldest target instead.
+   */
+  @Test
+  void aTargetJustAddedIsNotTakenForTheLeastRecentlyUsed() throws Exception {
+    CircuitBreakerRegistry registry = CircuitBreakerRegistry.ofDefaults();
+    List<String> added = new java.util.concurrent.CopyOnWriteArrayList<>();
+    registry.getEventPublisher().onEntryAdded(e -> added.add(e.getAddedEntry().getName()));
+    TargetCircuitBreakers breakers = TargetCircuitBreakers.perTarget(registry, 2);
+    TargetCircuitBreakers.Target oldest = breakers.forUrl(url(1));
+    CountDownLatch inMap = new CountDownLatch(1);
+    CountDownLatch evicted = new CountDownLatch(1);
+    breakers.afterLookupForTests(() -> {
+      if (Thread.currentThread().getName().equals("adder") && inMap.getCount() > 0) {
+        inMap.countDown();
+        await(evicted);
+      }
+    });
+    AtomicReference<TargetCircuitBreakers.Target> got = new AtomicReference<>();
+    Thread adder = new Thread(() -> got.set(breakers.forUrl(url(2))), "adder");
+    adder.start();
+    await(inMap); // target 2 is in the map; its first operation has not marked it yet
+    breakers.forUrl(url(3)); // over the bound: the least recently used goes
+    evicted.countDown();
+    adder.join(10_000);
+
+    assertThat(registry.find(TargetCircuitBreakers.targetName(url(1)))).isEmpty();
+    assertThat(breakers.inMap(oldest)).isFalse();
+    TargetCircuitBreakers.Target two = breakers.targetNamed(TargetCircuitBreakers.targetName(url(2)));
+    assertThat(got.get()).isNotNull().isSameAs(two);
+    assertThat(registry.getAllCircuitBreakers()).hasSize(2);
+    // Target 2 kept its first breaker: it was never evicted and made again.
+    assertThat(added).containsExactly(TargetCircuitBreakers.targetName(url(1)),
+        TargetCircuitBreakers.targetName(url(2)), TargetCircuitBreakers.targetName(url(3)));
+  }
+
+  /**
+   * While the thread that evicted a target has not yet remembered its own, the fast path may still
+   * remember the evicted one: an operation on it then looks it up again instead.
+   */
+  @Test
+  void theFastPathPassesOverARememberedTargetOnceItIsEvicted() throws Exception {
+    CircuitBreakerRegistry registry = CircuitBreakerRegistry.ofDefaults();
+    TargetCircuitBreakers breakers = TargetCircuitBreakers.perTarget(registry, 1);
+    TargetCircuitBreakers.Target first = breakers.forUrl(url(1));
+    assertThat(breakers.last()).isSameAs(first);
+    CountDownLatch evictedIt = new CountDownLatch(1);
+    CountDownLatch goOn = new CountDownLatch(1);
+    breakers.afterLookupForTests(() -> {
+      if (Thread.currentThread().getName().equals("evictor") && evictedIt.getCount() > 0) {
+        evictedIt.countDown();
+        await(goOn);
+      }
+    });
+    Thread evictor = new Thread(() -> breakers.forUrl(url(2)), "evictor");
+    evictor.start();
+    await(evictedIt); // target 1 is evicted; the fast path still remembers it
+    assertThat(breakers.last()).isSameAs(first);
+    assertThat(registry.find(TargetCircuitBreakers.targetName(url(1)))).isEmpty();
+
+    TargetCircuitBreakers.Target again = breakers.forUrl(url(1));
+    assertThat(again).isNotSameAs(first);
+    assertThat(again.breaker())
+        .isSameAs(registry.find(TargetCircuitBreakers.targetName(url(1))).orElseThrow());
+    goOn.countDown();
+    evictor.join(10_000);
+    assertThat(evictor.isAlive()).isFalse();
+    assertThat(breakers.size()).isEqualTo(1);
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      if (!latch.await(10, TimeUnit.SECONDS)) {
+        throw new AssertionError("timed out");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  /**
+   * Threads that add and evict targets at once never leave a target in use that has left the map:
+   * the target the fast path remembers ({@code last}) is one the map holds, and every target the
+   * map holds has the registry's breaker for its name (one breaker per name, so one failure
+   * history), and no lookup spins for ever on a target being evicted. (The two races are forced
+   * one at a time by the tests above; this one runs them at random.)
+   */
+  @Test
+  @Timeout(60)
+  void addingAndEvictingFromSeveralThreadsLeavesNoEvictedTargetInUse() throws Exception {
+    CircuitBreakerRegistry registry = CircuitBreakerRegistry.ofDefaults();
+    TargetCircuitBreakers breakers = TargetCircuitBreakers.perTarget(registry, 2);
+    int threads = 4;
+    CountDownLatch start = new CountDownLatch(1);
+    List<Thread> workers = new ArrayList<>();
+    List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+    for (int w = 0; w < threads; w++) {
+      SplittableRandom random = new SplittableRandom(20_261_202L + w);
+      Thread t = new Thread(() -> {
+        try {
+          start.await();
+          for (int k = 0; k < 100_000; k++) {
+            HttpUrl url = url(random.nextInt(4));
+            TargetCircuitBreakers.Target target = breakers.forUrl(url);
+            if (!target.matches(url)) {
+              throw new AssertionError("target of another URL for " + url);
+            }
+          }
+        } catch (Throwable e) {
+          errors.add(e);
+        }
+      });
+      t.start();
+      workers.add(t);
+    }
+    start.countDown();
+    for (Thread t : workers) {
+      t.join();
+    }
+    assertThat(errors).isEmpty();
+    assertThat(breakers.size()).isLessThanOrEqualTo(2);
+    TargetCircuitBreakers.Target last = breakers.last();
+    assertThat(last).isNotNull();
+    assertThat(breakers.inMap(last)).as("the remembered target is in the map").isTrue();
+    for (int i = 0; i < 4; i++) {
+      String name = TargetCircuitBreakers.targetName(url(i));
+      registry.find(name).ifPresent(b -> assertThat(breakers.targetNamed(name))
+          .as("the map's target for %s has the registry's breaker", name)
+          .isNotNull()
+          .extracting(TargetCircuitBreakers.Target::breaker).isSameAs(b));
+    }
+    assertThat(registry.getAllCircuitBreakers()).hasSize(breakers.size());
   }
 }
