@@ -12,6 +12,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import org.junit.jupiter.api.Test;
@@ -46,32 +48,52 @@ class DeadlineWatchdogStripesTest {
   }
 
   @Test
-  void threadsStartedOneAfterAnotherJoinDifferentStripes() {
+  void aThreadJoinsTheStripeItsIdPicks() {
     DeadlineWatchdog watchdog = new DeadlineWatchdog(8);
-    Set<Integer> stripes = new HashSet<>();
-    for (int i = 0; i < 8; i++) {
-      stripes.add(watchdog.stripeOf(new Thread(() -> { })));
+    for (int i = 0; i < 32; i++) {
+      Thread t = new Thread(() -> { });
+      assertThat(watchdog.stripeOf(t)).isEqualTo((int) (t.getId() & 7));
     }
-    // Thread IDs are handed out in sequence: eight new threads cover the eight stripes.
-    assertThat(stripes).hasSize(8);
     assertThat(watchdog.stripeOf(Thread.currentThread()))
         .isEqualTo(watchdog.stripeOf(Thread.currentThread()));
+  }
+
+  /**
+   * New threads, {@code perStripe} on each of the watchdog's stripes (thread IDs are handed out in
+   * sequence, but other threads of the JVM take some: made until each stripe has its share).
+   */
+  private static List<Thread> threadsOnEveryStripe(DeadlineWatchdog watchdog, int perStripe,
+      java.util.function.Function<Integer, Runnable> task) {
+    int[] count = new int[watchdog.stripes()];
+    List<Thread> threads = new ArrayList<>();
+    for (int made = 0; threads.size() < perStripe * count.length; made++) {
+      assertThat(made).as("threads made to cover the stripes").isLessThan(10_000);
+      Runnable[] body = new Runnable[1]; // set before the thread starts, only if it is kept
+      Thread t = new Thread(() -> body[0].run());
+      int stripe = watchdog.stripeOf(t);
+      if (count[stripe] < perStripe) {
+        count[stripe]++;
+        body[0] = task.apply(threads.size());
+        threads.add(t);
+      }
+    }
+    return threads;
   }
 
   @Test
   void operationsJoinedOnEveryStripeAreAllSweptAtTheirDeadline() throws InterruptedException {
     DeadlineWatchdog watchdog = new DeadlineWatchdog(8);
     List<Execution> ops = new CopyOnWriteArrayList<>();
-    Set<Integer> stripesUsed = new HashSet<>();
-    List<Thread> threads = new ArrayList<>();
-    for (int i = 0; i < 16; i++) {
+    List<Thread> threads = threadsOnEveryStripe(watchdog, 2, i -> {
       Execution op = defined(Duration.ofMillis(300 + 10L * i));
-      Thread t = new Thread(() -> {
+      return () -> {
         watchdog.watch(op);
         ops.add(op);
-      });
+      };
+    });
+    Set<Integer> stripesUsed = new HashSet<>();
+    for (Thread t : threads) {
       stripesUsed.add(watchdog.stripeOf(t));
-      threads.add(t);
     }
     for (Thread t : threads) {
       t.start();
@@ -95,15 +117,59 @@ class DeadlineWatchdogStripesTest {
   @Test
   void aJoinOnAnyStripeAfterTheSweepsStoppedStartsThemAgain() throws InterruptedException {
     DeadlineWatchdog watchdog = new DeadlineWatchdog(8);
-    // Two threads started one after the other: two stripes (the sweeps stop 1 s after the last).
-    for (int i = 0; i < 2; i++) {
+    // Two threads on two stripes (the sweeps stop 1 s after the last operation).
+    List<Execution> ops = new ArrayList<>();
+    List<Thread> threads = threadsOnEveryStripe(watchdog, 1, i -> {
       Execution op = defined(Duration.ofMillis(50));
-      Thread t = new Thread(() -> watchdog.watch(op));
+      ops.add(op);
+      return () -> watchdog.watch(op);
+    });
+    for (int i = 0; i < 2; i++) {
+      Execution op = ops.get(i);
+      Thread t = threads.get(i);
       t.start();
       t.join();
       assertThat(watchdog.isRunning()).isTrue();
       await().atMost(Duration.ofSeconds(5)).until(() -> !op.isWatched());
       await().atMost(Duration.ofSeconds(5)).until(() -> !watchdog.isRunning());
     }
+  }
+
+  /**
+   * An operation that joins while a sweep is stopping the sweeps (it found nothing to watch for a
+   * second) is still swept: the joining caller saw the sweeps running and armed nothing, so the
+   * stopping sweep must see the operation after it cleared the flag, and go on.
+   */
+  @Test
+  void anOperationJoiningWhileTheSweepsStopIsStillSwept() throws InterruptedException {
+    DeadlineWatchdog watchdog = new DeadlineWatchdog(8);
+    CountDownLatch stopping = new CountDownLatch(1);
+    CountDownLatch joined = new CountDownLatch(1);
+    watchdog.beforeIdleStopForTests(() -> {
+      if (stopping.getCount() > 0) {
+        stopping.countDown();
+        try {
+          joined.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    });
+    Execution first = defined(Duration.ofMillis(20));
+    watchdog.watch(first);
+    assertThat(stopping.await(10, TimeUnit.SECONDS)).as("the sweeps went idle").isTrue();
+    assertThat(first.isWatched()).isFalse();
+    assertThat(watchdog.isRunning()).isTrue();
+
+    Execution late = defined(Duration.ofMillis(100));
+    Thread joiner = new Thread(() -> watchdog.watch(late));
+    joiner.start();
+    joiner.join();
+    assertThat(late.isWatched()).isTrue();
+    joined.countDown();
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> !late.isWatched());
+    assertThat(watchdog.watchedCount()).isZero();
+    await().atMost(Duration.ofSeconds(5)).until(() -> !watchdog.isRunning());
   }
 }

@@ -102,6 +102,8 @@ public final class DeadlineWatchdog {
   /** The time by which the next tick runs at the latest (System.nanoTime), while running. */
   private volatile long nextSweepNanos;
   private volatile long idleSinceNanos;
+  /** See {@link #beforeIdleStopForTests}; null but in tests. */
+  private volatile Runnable beforeIdleStop;
 
   /** A watchdog with four stripes per available processor, at most {@link #MAX_STRIPES}. */
   public DeadlineWatchdog() {
@@ -139,6 +141,17 @@ public final class DeadlineWatchdog {
    */
   public int stripes() {
     return stripeMask + 1;
+  }
+
+  /**
+   * Runs {@code hook} in a sweep that found nothing to watch for {@link #IDLE_NANOS}, just before
+   * it stops the sweeps (for tests: an operation joins then, while the sweeps still look running).
+   * The hook runs on Okio's watchdog thread.
+   *
+   * @param hook what to run, or null for nothing
+   */
+  public void beforeIdleStopForTests(Runnable hook) {
+    beforeIdleStop = hook;
   }
 
   private static int head(int stripe) {
@@ -340,6 +353,10 @@ public final class DeadlineWatchdog {
     if (watched != null || anyJoined()) {
       idleSinceNanos = now;
     } else if (now - idleSinceNanos >= IDLE_NANOS) {
+      Runnable hook = beforeIdleStop;
+      if (hook != null) {
+        hook.run();
+      }
       running.set(false);
       // An operation that joined after the check above, but saw running still true, is swept by
       // whoever wins this race: this sweep, or the next watch() call. (Each stripe is read after

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import okhttp3.HttpUrl;
 
 /**
@@ -42,10 +43,15 @@ public final class TargetCircuitBreakers {
   private final Map<String, Target> byTarget = new ConcurrentHashMap<>();
   /** Most clients call one target: remembering the last one avoids building its name each time. */
   private volatile Target last;
-  /** The current generation of recency (see the class comment); advanced when a target is added. */
-  private volatile long generation;
+  /**
+   * The current generation of recency (see the class comment); advanced when a target is added.
+   * Atomic so that it never goes back: a new target then never ranks older than a target in use.
+   */
+  private final AtomicLong generation = new AtomicLong();
   /** See {@link #afterLookupForTests}; null but in tests. */
   private volatile Runnable afterLookup;
+  /** See {@link #afterMarkForTests}; null but in tests. */
+  private volatile Runnable afterMark;
 
   /** A breaker and what the SDK saw of it. */
   public static final class Target {
@@ -190,10 +196,11 @@ public final class TargetCircuitBreakers {
 
   /**
    * The target of {@code url}: the one the map holds for its name, made (and the least recently
-   * used evicted, beyond the bound) when there is none. Never a target already evicted when this
-   * method read it, so that every operation of a target records in the breaker the registry holds
-   * for its name (an operation that got its target just before an eviction still records in the
-   * evicted one). Thread-safe.
+   * used evicted, beyond the bound) when there is none. Never a target this method saw marked
+   * evicted, so that operations of a target record in the breaker the registry holds for its name.
+   * An operation that got its target just before the mark (while an eviction runs: the registry
+   * lets go of the breaker, then the target is marked) still records in the evicted breaker, once.
+   * Thread-safe.
    *
    * @param url the request's URL
    * @return its target
@@ -206,7 +213,7 @@ public final class TargetCircuitBreakers {
     if (t == null || t.evicted || !t.matches(url)) {
       t = lookUp(url);
     }
-    long g = generation;
+    long g = generation.get();
     if (t.usedInGeneration != g) {
       t.usedInGeneration = g;
     }
@@ -216,7 +223,7 @@ public final class TargetCircuitBreakers {
   /**
    * The map's target for {@code url}, made if there is none, and remembered as {@link #last}. An
    * eviction between the map's answer and this method's check of {@link Target#evicted} makes it
-   * look again, so the target it returns is not one already evicted. (An evicted target remembered
+   * look again, so the target it returns is not one it saw marked. (An evicted target remembered
    * as {@code last} is passed over by {@link #forUrl}, which checks the mark too.)
    */
   private Target lookUp(HttpUrl url) {
@@ -224,12 +231,8 @@ public final class TargetCircuitBreakers {
     while (true) {
       Target t = byTarget.get(name);
       if (t == null) {
-        t = byTarget.computeIfAbsent(name, n -> {
-          // Under the map's lock for this key; a lost increment only blurs recency.
-          long g = ++generation;
-          return new Target(registry.circuitBreaker(n), owned, url.scheme(), url.host(),
-              url.port(), g);
-        });
+        t = byTarget.computeIfAbsent(name, n -> new Target(registry.circuitBreaker(n), owned,
+            url.scheme(), url.host(), url.port(), generation.incrementAndGet()));
         if (byTarget.size() > maxTargets) {
           evictLeastRecentlyUsed(t);
         }
@@ -242,9 +245,10 @@ public final class TargetCircuitBreakers {
       if (!t.evicted) {
         return t;
       }
-      // Evicted meanwhile: it leaves the map at once (the evicting thread is between the two
-      // removals), then this name gets a new target.
-      Thread.onSpinWait();
+      // Evicted meanwhile, and its breaker has left the registry (before the mark): take it out of
+      // the map rather than wait for the evicting thread, which may be descheduled between the
+      // mark and its own removal (a no-op then). A new target for the name gets a new breaker.
+      byTarget.remove(name, t);
     }
   }
 
@@ -270,7 +274,13 @@ public final class TargetCircuitBreakers {
       // (two targets on one breaker would each keep their own FullHealthyWindow mark).
       Target evicted = oldest.getValue();
       registry.remove(oldest.getKey());
+      // Marked only once the registry let go of the breaker: a lookup that sees the mark may take
+      // the target out of the map itself, and the name's next target must get a new breaker.
       evicted.evicted = true;
+      Runnable hook = afterMark;
+      if (hook != null) {
+        hook.run();
+      }
       byTarget.remove(oldest.getKey(), evicted);
     }
   }
@@ -281,6 +291,14 @@ public final class TargetCircuitBreakers {
    */
   void afterLookupForTests(Runnable hook) {
     afterLookup = hook;
+  }
+
+  /**
+   * Runs {@code hook} in an eviction after it marked the target and before the target leaves the
+   * map (for tests: the evicting thread paused there).
+   */
+  void afterMarkForTests(Runnable hook) {
+    afterMark = hook;
   }
 
   /** The target the fast path remembers, or null (for tests). */
