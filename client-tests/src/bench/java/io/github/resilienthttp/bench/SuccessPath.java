@@ -147,15 +147,22 @@ public abstract class SuccessPath {
 
   /** Failsafe's full stack for one target, as its documentation composes policies. */
   static FailsafeExecutor<Response> newFailsafeStack() {
-    dev.failsafe.CircuitBreaker<Response> breaker = dev.failsafe.CircuitBreaker.<Response>builder()
+    return Failsafe.with(failsafeRetryPolicy()).compose(failsafeBreaker()).compose(failsafeBulkhead());
+  }
+
+  /** The breaker of Failsafe's like-for-like stack: IOException and 5xx are failures. */
+  private static dev.failsafe.CircuitBreaker<Response> failsafeBreaker() {
+    return dev.failsafe.CircuitBreaker.<Response>builder()
         .handle(IOException.class)
         .handleResultIf(r -> r.code() >= 500)
         .withFailureRateThreshold(50, 10, Duration.ofSeconds(60))
         .withDelay(Duration.ofSeconds(30))
         .build();
-    dev.failsafe.Bulkhead<Response> bulkhead = dev.failsafe.Bulkhead.<Response>builder(STACK_BULKHEAD)
-        .build();
-    return Failsafe.with(failsafeRetryPolicy()).compose(breaker).compose(bulkhead);
+  }
+
+  /** The bulkhead of Failsafe's like-for-like stack: {@value #STACK_BULKHEAD} calls. */
+  private static dev.failsafe.Bulkhead<Response> failsafeBulkhead() {
+    return dev.failsafe.Bulkhead.<Response>builder(STACK_BULKHEAD).build();
   }
 
   /** Failsafe's retry policy, as its users would write it (see above); also {@link FaultComparison}'s. */
@@ -348,16 +355,8 @@ public abstract class SuccessPath {
 
   /** {@link #newFailsafeStack()} inside a {@code Timeout} of {@code timeout}, outermost. */
   static FailsafeExecutor<Response> newFailsafeStackWithTimeout(Duration timeout) {
-    dev.failsafe.CircuitBreaker<Response> breaker = dev.failsafe.CircuitBreaker.<Response>builder()
-        .handle(IOException.class)
-        .handleResultIf(r -> r.code() >= 500)
-        .withFailureRateThreshold(50, 10, Duration.ofSeconds(60))
-        .withDelay(Duration.ofSeconds(30))
-        .build();
-    dev.failsafe.Bulkhead<Response> bulkhead = dev.failsafe.Bulkhead.<Response>builder(STACK_BULKHEAD)
-        .build();
     return Failsafe.with(dev.failsafe.Timeout.<Response>of(timeout))
-        .compose(failsafeRetryPolicy()).compose(breaker).compose(bulkhead);
+        .compose(failsafeRetryPolicy()).compose(failsafeBreaker()).compose(failsafeBulkhead());
   }
 
   private int failsafeCall(Request r) throws IOException {

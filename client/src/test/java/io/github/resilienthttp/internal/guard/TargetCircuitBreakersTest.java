@@ -3,9 +3,11 @@ package io.github.resilienthttp.internal.guard;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import okhttp3.HttpUrl;
+import org.awaitility.Awaitility;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -170,12 +172,9 @@ class TargetCircuitBreakersTest {
     AtomicReference<TargetCircuitBreakers.Target> got = new AtomicReference<>();
     Thread looker = new Thread(() -> got.set(breakers.forUrl(url(1))), "looker");
     looker.start();
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (looker.getState() != Thread.State.BLOCKED && System.nanoTime() < until) {
-      Thread.sleep(1);
-    }
-    assertThat(looker.getState()).as("parked on the eviction's lock, not spinning")
-        .isEqualTo(Thread.State.BLOCKED);
+    // Parked on the paused eviction's lock, not spinning on the marked target.
+    Awaitility.await().atMost(Duration.ofSeconds(10))
+        .until(() -> looker.getState() == Thread.State.BLOCKED);
     assertThat(breakers.inMap(first)).isFalse();
     goOn.countDown();
     evictor.join(10_000);
