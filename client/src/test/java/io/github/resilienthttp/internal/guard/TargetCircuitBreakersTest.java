@@ -49,21 +49,15 @@ class TargetCircuitBreakersTest {
     TargetCircuitBreakers breakers = TargetCircuitBreakers.perTarget(registry, 2);
     TargetCircuitBreakers.Target first = breakers.forUrl(url(1));
     breakers.forUrl(url(2)); // the fast path now remembers target 2; target 1 is the oldest
-    CountDownLatch found = new CountDownLatch(1);
-    CountDownLatch evicted = new CountDownLatch(1);
-    breakers.afterLookupForTests(() -> {
-      if (Thread.currentThread().getName().equals("looker") && found.getCount() > 0) {
-        found.countDown();
-        await(evicted);
-      }
-    });
+    Pause found = new Pause("looker");
+    breakers.afterLookupForTests(found);
     AtomicReference<TargetCircuitBreakers.Target> got = new AtomicReference<>();
     Thread looker = new Thread(() -> got.set(breakers.forUrl(url(1))), "looker");
     looker.start();
-    await(found); // the looker holds target 1, found in the map
+    found.awaitReached(); // the looker holds target 1, found in the map
     breakers.forUrl(url(3)); // a third target evicts the least recently used: target 1
     assertThat(registry.find(TargetCircuitBreakers.targetName(url(1)))).isEmpty();
-    evicted.countDown();
+    found.release();
     looker.join(10_000);
 
     assertThat(got.get()).isNotNull().isNotSameAs(first);
@@ -86,20 +80,14 @@ class TargetCircuitBreakersTest {
     registry.getEventPublisher().onEntryAdded(e -> added.add(e.getAddedEntry().getName()));
     TargetCircuitBreakers breakers = TargetCircuitBreakers.perTarget(registry, 2);
     TargetCircuitBreakers.Target oldest = breakers.forUrl(url(1));
-    CountDownLatch inMap = new CountDownLatch(1);
-    CountDownLatch evicted = new CountDownLatch(1);
-    breakers.afterLookupForTests(() -> {
-      if (Thread.currentThread().getName().equals("adder") && inMap.getCount() > 0) {
-        inMap.countDown();
-        await(evicted);
-      }
-    });
+    Pause inMap = new Pause("adder");
+    breakers.afterLookupForTests(inMap);
     AtomicReference<TargetCircuitBreakers.Target> got = new AtomicReference<>();
     Thread adder = new Thread(() -> got.set(breakers.forUrl(url(2))), "adder");
     adder.start();
-    await(inMap); // target 2 is in the map; its first operation has not marked it yet
+    inMap.awaitReached(); // target 2 is in the map; its first operation has not marked it yet
     breakers.forUrl(url(3)); // over the bound: the least recently used goes
-    evicted.countDown();
+    inMap.release();
     adder.join(10_000);
 
     assertThat(registry.find(TargetCircuitBreakers.targetName(url(1)))).isEmpty();
@@ -122,17 +110,11 @@ class TargetCircuitBreakersTest {
     TargetCircuitBreakers breakers = TargetCircuitBreakers.perTarget(registry, 1);
     TargetCircuitBreakers.Target first = breakers.forUrl(url(1));
     assertThat(breakers.last()).isSameAs(first);
-    CountDownLatch evictedIt = new CountDownLatch(1);
-    CountDownLatch goOn = new CountDownLatch(1);
-    breakers.afterLookupForTests(() -> {
-      if (Thread.currentThread().getName().equals("evictor") && evictedIt.getCount() > 0) {
-        evictedIt.countDown();
-        await(goOn);
-      }
-    });
+    Pause evictedIt = new Pause("evictor");
+    breakers.afterLookupForTests(evictedIt);
     Thread evictor = new Thread(() -> breakers.forUrl(url(2)), "evictor");
     evictor.start();
-    await(evictedIt); // target 1 is evicted; the fast path still remembers it
+    evictedIt.awaitReached(); // target 1 is evicted; the fast path still remembers it
     assertThat(breakers.last()).isSameAs(first);
     assertThat(registry.find(TargetCircuitBreakers.targetName(url(1)))).isEmpty();
 
@@ -140,7 +122,7 @@ class TargetCircuitBreakersTest {
     assertThat(again).isNotSameAs(first);
     assertThat(again.breaker())
         .isSameAs(registry.find(TargetCircuitBreakers.targetName(url(1))).orElseThrow());
-    goOn.countDown();
+    evictedIt.release();
     evictor.join(10_000);
     assertThat(evictor.isAlive()).isFalse();
     assertThat(breakers.size()).isEqualTo(1);
@@ -156,17 +138,11 @@ class TargetCircuitBreakersTest {
     CircuitBreakerRegistry registry = CircuitBreakerRegistry.ofDefaults();
     TargetCircuitBreakers breakers = TargetCircuitBreakers.perTarget(registry, 1);
     TargetCircuitBreakers.Target first = breakers.forUrl(url(1));
-    CountDownLatch marked = new CountDownLatch(1);
-    CountDownLatch goOn = new CountDownLatch(1);
-    breakers.afterMarkForTests(() -> {
-      if (Thread.currentThread().getName().equals("evictor") && marked.getCount() > 0) {
-        marked.countDown();
-        await(goOn);
-      }
-    });
+    Pause marked = new Pause("evictor");
+    breakers.afterMarkForTests(marked);
     Thread evictor = new Thread(() -> breakers.forUrl(url(2)), "evictor");
     evictor.start();
-    await(marked); // target 1 is marked and still in the map
+    marked.awaitReached(); // target 1 is marked and still in the map
     assertThat(breakers.inMap(first)).isTrue();
 
     AtomicReference<TargetCircuitBreakers.Target> got = new AtomicReference<>();
@@ -176,13 +152,44 @@ class TargetCircuitBreakersTest {
     Awaitility.await().atMost(Duration.ofSeconds(10))
         .until(() -> looker.getState() == Thread.State.BLOCKED);
     assertThat(breakers.inMap(first)).isFalse();
-    goOn.countDown();
+    marked.release();
     evictor.join(10_000);
     looker.join(10_000);
 
     assertThat(got.get()).isNotNull().isNotSameAs(first);
     assertThat(breakers.size()).isEqualTo(1);
     assertThat(registry.getAllCircuitBreakers()).hasSize(1);
+  }
+
+  /**
+   * A hook that holds one named thread the first time it runs there, until the test releases it.
+   */
+  private static final class Pause implements Runnable {
+    private final String threadName;
+    private final CountDownLatch reached = new CountDownLatch(1);
+    private final CountDownLatch released = new CountDownLatch(1);
+
+    Pause(String threadName) {
+      this.threadName = threadName;
+    }
+
+    @Override
+    public void run() {
+      if (Thread.currentThread().getName().equals(threadName) && reached.getCount() > 0) {
+        reached.countDown();
+        await(released);
+      }
+    }
+
+    /** Waits until the named thread is held in the hook. */
+    void awaitReached() {
+      await(reached);
+    }
+
+    /** Lets the held thread go on. */
+    void release() {
+      released.countDown();
+    }
   }
 
   private static void await(CountDownLatch latch) {
