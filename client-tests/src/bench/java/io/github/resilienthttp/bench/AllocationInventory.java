@@ -61,13 +61,7 @@ public final class AllocationInventory {
       s.sdk = io.github.resilienthttp.ResilientHttpClient.wrap(s.okHttp).build();
       s.rebuildStacks();
     }
-    InterleavedLatency.Call call = switch (caller) {
-      case "raw" -> s::rawOkHttpCall;
-      case "sdk" -> s::sdkWithBulkheadCall;
-      case "r4j" -> "POST".equals(method) ? s::resilience4jStackWithNewKeyCall : s::resilience4jStackCall;
-      case "failsafe" -> "POST".equals(method) ? s::failsafeStackWithNewKeyCall : s::failsafeStackCall;
-      default -> throw new IllegalArgumentException("caller must be raw, sdk, r4j or failsafe: " + caller);
-    };
+    InterleavedLatency.Call call = caller(s, caller);
     try {
       for (int i = 0; i < warmUp; i++) {
         call.run();
@@ -82,6 +76,21 @@ public final class AllocationInventory {
     } finally {
       s.tearDown();
     }
+  }
+
+  /**
+   * One of {@link SuccessPath}'s like-for-like callers by name: {@code raw}, {@code sdk} (with a
+   * bulkhead), {@code r4j} or {@code failsafe} (their stacks; a new key per POST).
+   */
+  static InterleavedLatency.Call caller(SuccessPath s, String caller) {
+    boolean post = "POST".equals(s.method);
+    return switch (caller) {
+      case "raw" -> s::rawOkHttpCall;
+      case "sdk" -> s::sdkWithBulkheadCall;
+      case "r4j" -> post ? s::resilience4jStackWithNewKeyCall : s::resilience4jStackCall;
+      case "failsafe" -> post ? s::failsafeStackWithNewKeyCall : s::failsafeStackCall;
+      default -> throw new IllegalArgumentException("caller must be raw, sdk, r4j or failsafe: " + caller);
+    };
   }
 
   private static void print(String title, String beforeText, String afterText, int calls) {

@@ -57,7 +57,7 @@ public final class CallerOverhead {
    * whose last application interceptor answers every request with the same {@code 200}: it never
    * reaches the network. The caller tears it down.
    */
-  private static SuccessPath withoutNetwork(String method) throws Throwable {
+  static SuccessPath withoutNetwork(String method) throws Throwable {
     byte[] body = "{\"id\":\"pay_1\",\"status\":\"succeeded\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
     MediaType json = MediaType.get("application/json");
     Interceptor answer = chain -> new Response.Builder().request(chain.request())

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.BiConsumer;
 import okhttp3.Call;
 import okhttp3.EventListener;
 import okio.AsyncTimeout;
@@ -51,6 +52,11 @@ import org.slf4j.LoggerFactory;
  * and OkHttp reported its last call ended ({@code callEnd} or {@code callFailed}, through the
  * {@link #listener()} installed first on the SDK's attempt clients): after the body was read or
  * closed. A body that is never closed is forgotten at its deadline, when its call is stopped.
+ * A done operation is forgotten by the next sweep, or sooner by the next caller joining its stack
+ * while it is still the head: that caller's operation takes its place with the same one
+ * compare-and-set. A thread's blocking operations follow one another on the thread's stack, so
+ * each usually takes the place of the one before: the sweep never visits them, and an operation
+ * is garbage once the next one has joined rather than kept until the next sweep.
  * Thread-safe.
  */
 public final class DeadlineWatchdog {
@@ -104,6 +110,8 @@ public final class DeadlineWatchdog {
   private volatile long idleSinceNanos;
   /** See {@link #beforeIdleStopForTests}; null but in tests. */
   private volatile Runnable beforeIdleStop;
+  /** Run between reading a done head and replacing it (tests only: null otherwise). */
+  private final BiConsumer<Execution, Execution> beforeReplace;
 
   /** A watchdog with four stripes per available processor, at most {@link #MAX_STRIPES}. */
   public DeadlineWatchdog() {
@@ -117,6 +125,20 @@ public final class DeadlineWatchdog {
    * @param stripes how many stacks joining callers spread over; 1 is one shared stack
    */
   public DeadlineWatchdog(int stripes) {
+    this(stripes, null);
+  }
+
+  /**
+   * As {@link #DeadlineWatchdog(int)}, running {@code beforeReplace} when a joining caller found a
+   * done operation at its stack's head and is about to put its own in that place: with the done
+   * operation and the one below it (null for none), before the compare-and-set (for tests: a sweep
+   * can be made to take the stack there).
+   *
+   * @param stripes how many stacks joining callers spread over; 1 is one shared stack
+   * @param beforeReplace what to run, or null for nothing
+   */
+  public DeadlineWatchdog(int stripes, BiConsumer<Execution, Execution> beforeReplace) {
+    this.beforeReplace = beforeReplace;
     int n = Integer.highestOneBit(Math.max(1, Math.min(MAX_STRIPES, stripes)) * 2 - 1);
     stripeMask = n - 1;
     joined = new AtomicReferenceArray<>((n + 2) * PAD);
@@ -196,11 +218,32 @@ public final class DeadlineWatchdog {
   public void watch(Execution op) {
     WatchEntry.joining(op);
     int slot = head(stripeOf(Thread.currentThread()));
-    Execution head;
-    do {
-      head = joined.get(slot);
-      WatchEntry.link(op, head);
-    } while (!joined.compareAndSet(slot, head, op));
+    while (true) {
+      Execution head = joined.get(slot);
+      if (head != null && head.callDone()) {
+        // The stack's newest operation is done (usually this thread's previous one): the new one
+        // takes its place, and this caller forgets it as a sweep would. Only the head changes,
+        // so what lies below it is fixed while it is the head; a sweep that took the stack first
+        // makes the compare-and-set fail, and a done operation never joins again, so the head
+        // cannot be it again by then.
+        Execution below = WatchEntry.next(head);
+        WatchEntry.link(op, below);
+        if (beforeReplace != null) {
+          beforeReplace.accept(head, below);
+        }
+        if (joined.compareAndSet(slot, head, op)) {
+          // Its link stays: a snapshot walking the stack from it goes on to the rest.
+          WatchEntry.forget(head);
+          head.forgotten();
+          break;
+        }
+      } else {
+        WatchEntry.link(op, head);
+        if (joined.compareAndSet(slot, head, op)) {
+          break;
+        }
+      }
+    }
     if (!running.get() && running.compareAndSet(false, true)) {
       idleSinceNanos = System.nanoTime();
       armTick(0);

@@ -29,6 +29,15 @@ public abstract class WatchEntry<T extends WatchEntry<T>> {
   }
 
   /**
+   * Marks {@code entry} no longer watched, by a caller that took a done operation off a stack's
+   * head in passing: a release store, as it is never read to decide anything for a done operation
+   * (which never joins again) but by tests and snapshots, and a caller pays no fence for it.
+   */
+  static <T extends WatchEntry<T>> void forget(T entry) {
+    IN_WATCHDOG.setRelease(entry, false);
+  }
+
+  /**
    * Marks {@code entry} watched just before it joins the list: the joining compare-and-set that
    * follows orders this write, so it needs no fence of its own.
    */
