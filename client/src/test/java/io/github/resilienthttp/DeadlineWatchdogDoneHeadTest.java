@@ -96,6 +96,21 @@ class DeadlineWatchdogDoneHeadTest {
     throw new AssertionError("a sweep overtook every one of " + TRIES + " tries");
   }
 
+  /**
+   * An operation that ended never joins again, whatever its watched flag says: a caller that read
+   * it at a stack's head as done may still be about to replace it there.
+   */
+  @Test
+  void anOperationThatEndedNeverJoins() {
+    DeadlineWatchdog watchdog = new DeadlineWatchdog(1);
+    Execution ended = defined(Duration.ofSeconds(30));
+    ended.endWithoutResponse();
+    watchdog.watch(ended);
+    assertThat(ended.isWatched()).isFalse();
+    assertThat(watchdog.watchedCount()).isZero();
+    assertThat(watchdog.isRunning()).as("nothing to sweep").isFalse();
+  }
+
   @Test
   void aRunningHeadIsNeverReplaced() {
     for (int i = 0; i < 20; i++) {
@@ -123,7 +138,7 @@ class DeadlineWatchdogDoneHeadTest {
       Replacements hook = new Replacements();
       Execution first = defined(Duration.ofSeconds(30));
       DeadlineWatchdog watchdog = sweptOnce(hook, first);
-      Execution below = defined(Duration.ofMillis(300));
+      Execution below = defined(Duration.ofSeconds(2));
       Execution done = defined(Duration.ofSeconds(30));
       watchdog.watch(below);
       watchdog.watch(done);
@@ -135,7 +150,7 @@ class DeadlineWatchdogDoneHeadTest {
           await().atMost(Duration.ofSeconds(5)).until(() -> !head.isWatched());
         }
       };
-      Execution next = defined(Duration.ofMillis(400));
+      Execution next = defined(Duration.ofMillis(2100));
       watchdog.watch(next);
       if (hook.seen.isEmpty() || hook.seen.get(0)[1] != below) {
         continue; // a sweep took the stack before the join: try again

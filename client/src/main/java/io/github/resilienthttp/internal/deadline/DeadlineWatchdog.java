@@ -212,10 +212,19 @@ public final class DeadlineWatchdog {
 
   /**
    * Watches {@code op}, through its current {@link Execution#watchedCall()}, for its deadline.
-   * Called by {@link Execution#newAttemptCall} when the watchdog does not have the operation; later
-   * attempts only update {@link Execution#watchedCall()}.
+   * Called by {@link Execution#newAttemptCall} and {@link Execution#watchPlainCall} when the
+   * watchdog does not have the operation; later attempts only update
+   * {@link Execution#watchedCall()}. An operation that has ended ({@link Execution#hasEnded()})
+   * never joins: a caller may take a done operation off a stack's head (below), which is sound only
+   * if that operation can never be pushed again. An attempt started after its operation ended is a
+   * bug of a driver or a user interceptor that proceeds twice; it is logged and goes unwatched
+   * rather than risk a stack.
    */
   public void watch(Execution op) {
+    if (op.hasEnded()) {
+      log.warn("an attempt started after its operation ended: not watched for the deadline");
+      return;
+    }
     WatchEntry.joining(op);
     int slot = head(stripeOf(Thread.currentThread()));
     while (true) {
@@ -223,16 +232,18 @@ public final class DeadlineWatchdog {
       if (head != null && head.callDone()) {
         // The stack's newest operation is done (usually this thread's previous one): the new one
         // takes its place, and this caller forgets it as a sweep would. Only the head changes,
-        // so what lies below it is fixed while it is the head; a sweep that took the stack first
-        // makes the compare-and-set fail, and a done operation never joins again, so the head
-        // cannot be it again by then.
+        // so what lies below it is fixed while it is the head; a sweep or another caller that took
+        // it first makes the compare-and-set fail, and the head cannot be it again by then: a done
+        // operation has ended, and an ended one never joins again (above; hasEnded() stays true,
+        // callDone() does not once forgotten).
         Execution below = WatchEntry.next(head);
         WatchEntry.link(op, below);
         if (beforeReplace != null) {
           beforeReplace.accept(head, below);
         }
         if (joined.compareAndSet(slot, head, op)) {
-          // Its link stays: a snapshot walking the stack from it goes on to the rest.
+          // Its link stays, so that a snapshot walking the stack from it goes on to the rest; it
+          // keeps the operation below alive only while the forgotten one is itself reachable.
           WatchEntry.forget(head);
           head.forgotten();
           break;

@@ -30,8 +30,8 @@ public abstract class WatchEntry<T extends WatchEntry<T>> {
 
   /**
    * Marks {@code entry} no longer watched, by a caller that took a done operation off a stack's
-   * head in passing: a release store, as it is never read to decide anything for a done operation
-   * (which never joins again) but by tests and snapshots, and a caller pays no fence for it.
+   * head in passing. A release store, so the caller pays no fence: the flag decides whether an
+   * attempt joins the watchdog, and an operation that ended never joins again whatever it says.
    */
   static <T extends WatchEntry<T>> void forget(T entry) {
     IN_WATCHDOG.setRelease(entry, false);

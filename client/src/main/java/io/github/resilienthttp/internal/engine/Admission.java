@@ -15,7 +15,6 @@ import java.net.ConnectException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Response;
 
@@ -47,7 +46,7 @@ final class Admission {
   private volatile long allowedNanos;
   private final CompletableFuture<Boolean> grant;
   /** The pause's timer, while it runs. */
-  private volatile ScheduledFuture<?> pauseTimer;
+  private volatile ScheduledWait pauseTimer;
   /** The bulkhead's pending grant, once the pause (if any) is over. */
   private volatile CompletableFuture<Boolean> bulkheadGrant;
   /** A refusal decided before any wait (the pause outlasts the deadline). */
@@ -69,8 +68,8 @@ final class Admission {
     reportPause(loop, pauseNanos);
     CompletableFuture<Boolean> paused = new CompletableFuture<>();
     try {
-      pauseTimer = loop.runtime().scheduler().schedule(() -> paused.complete(true), pauseNanos,
-          TimeUnit.NANOSECONDS);
+      pauseTimer = ScheduledWait.schedule(loop.runtime().scheduler(), () -> paused.complete(true),
+          pauseNanos);
     } catch (RejectedExecutionException e) {
       paused.completeExceptionally(e);
     }
@@ -177,8 +176,8 @@ final class Admission {
 
   /** Gives the wait up (a cancel, the deadline): it completes as not granted. */
   void giveUp() {
-    ScheduledFuture<?> timer = pauseTimer;
-    if (timer != null && timer.cancel(false)) {
+    ScheduledWait timer = pauseTimer;
+    if (timer != null && timer.cutShort()) {
       // The pause will never end by itself: not granted (with a bulkhead, grant is the composed
       // stage, and the bulkhead is never asked).
       grant.complete(false);

@@ -5,8 +5,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import okhttp3.Call;
 import okhttp3.Callback;
@@ -35,7 +33,7 @@ public final class AsyncDriver implements Callback {
   private final OperationFuture future = new OperationFuture(this::cancel);
   private final AtomicBoolean ended = new AtomicBoolean();
   private volatile Call call;
-  private volatile ScheduledFuture<?> scheduled;
+  private volatile ScheduledWait scheduled;
   private volatile Admission bulkheadWait;
   /** The scheduler's thread while it runs a step of this operation, else {@code null}. */
   private volatile Thread schedulerStep;
@@ -90,9 +88,10 @@ public final class AsyncDriver implements Callback {
    * client closed) and ends the operation. The call in flight is left alone.
    */
   void wake() {
-    ScheduledFuture<?> s = scheduled;
-    if (s != null && s.cancel(false)) {
+    ScheduledWait s = scheduled;
+    if (s != null && s.cutShort()) {
       // The retry will never run: its step runs here, sees the cancel and ends the operation.
+      // (A retry already running claimed the wait: it sees the cancel itself.)
       guarded(this::step, callbackExecutor());
     }
     Admission w = bulkheadWait;
@@ -197,10 +196,10 @@ public final class AsyncDriver implements Callback {
       step();
       return;
     }
-    ScheduledFuture<?> s;
+    ScheduledWait s;
     try {
-      s = client.scheduler().schedule(this::scheduledStep,
-          DurationMath.toNanos(loop.retryDelay()), TimeUnit.NANOSECONDS);
+      s = ScheduledWait.schedule(client.scheduler(), this::scheduledStep,
+          DurationMath.toNanos(loop.retryDelay()));
     } catch (RejectedExecutionException e) {
       endWait();
       if (client.lifecycle().isClosed()) {
@@ -211,7 +210,7 @@ public final class AsyncDriver implements Callback {
       return;
     }
     scheduled = s;
-    if ((op.isCanceled() || client.lifecycle().isClosed()) && s.cancel(false)) {
+    if ((op.isCanceled() || client.lifecycle().isClosed()) && s.cutShort()) {
       step(); // cancelled (or the client closed) while the retry was being scheduled: end here
     }
   }

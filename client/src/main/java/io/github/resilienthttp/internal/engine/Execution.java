@@ -338,6 +338,16 @@ public abstract class Execution extends WatchEntry<Execution>
   }
 
   /**
+   * Whether the operation ended, with a response or without: it starts no attempt any more. Once
+   * true, never false again (unlike {@link #callDone()}, which a {@link #forgotten()} clears).
+   *
+   * @return whether the operation ended
+   */
+  public final boolean hasEnded() {
+    return ended || endedWithoutResponse;
+  }
+
+  /**
    * Whether the deadline's backstop can forget this operation: it ended, and either had no response
    * or OkHttp reported its last call ended (the body was read or closed).
    */

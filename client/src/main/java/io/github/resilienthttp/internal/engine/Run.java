@@ -18,8 +18,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import okhttp3.Call;
 import okhttp3.Request;
@@ -606,7 +604,7 @@ public final class Run extends RetryLoop implements BlockingDriver.Attempts {
     private final CompletableFuture<Response> result;
     private final boolean outer;
     /** The scheduled wait, while the machine waits. */
-    private volatile ScheduledFuture<?> timer;
+    private volatile ScheduledWait timer;
 
     Chain(Steps machine, Steps in, CompletableFuture<Response> result, boolean outer) {
       this.machine = machine;
@@ -637,8 +635,8 @@ public final class Run extends RetryLoop implements BlockingDriver.Attempts {
         succeed(done.response(), completion);
       } else if (step instanceof Step.Wait wait) {
         try {
-          timer = runtime().scheduler().schedule(this, DurationMath.toNanos(wait.delay()),
-              TimeUnit.NANOSECONDS);
+          timer = ScheduledWait.schedule(runtime().scheduler(), this,
+              DurationMath.toNanos(wait.delay()));
         } catch (RejectedExecutionException e) {
           throw machine.waitStopped(e);
         }
@@ -670,10 +668,13 @@ public final class Run extends RetryLoop implements BlockingDriver.Attempts {
       next(runtime().wrapped().dispatcher().executorService(), machine::waited);
     }
 
-    /** Cuts the wait short: the timer will never run it, so the machine sees the cancel now. */
+    /**
+     * Cuts the wait short: the timer will never run it, so the machine sees the cancel now (unless
+     * the timer already claimed the wait: then its run sees the cancel).
+     */
     void cutShort() {
-      ScheduledFuture<?> t = timer;
-      if (t != null && t.cancel(false)) {
+      ScheduledWait t = timer;
+      if (t != null && t.cutShort()) {
         run();
       }
     }
