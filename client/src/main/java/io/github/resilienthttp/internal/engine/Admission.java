@@ -49,6 +49,12 @@ final class Admission {
   private volatile ScheduledWait pauseTimer;
   /** The bulkhead's pending grant, once the pause (if any) is over. */
   private volatile CompletableFuture<Boolean> bulkheadGrant;
+  /**
+   * Set by {@link #giveUp()} before it reads {@link #bulkheadGrant}; read by {@link #bulkhead}
+   * after it wrote it: a give-up (a close, the deadline, a cancel) while the pause's timer is
+   * asking the bulkhead is seen by one of the two.
+   */
+  private volatile boolean givenUp;
   /** A refusal decided before any wait (the pause outlasts the deadline). */
   private IOException early;
 
@@ -81,7 +87,7 @@ final class Admission {
     allowedNanos = RetryLoop.bulkheadWaitNanos(remainingNanos);
     CompletableFuture<Boolean> g = gate.acquireAsync(allowedNanos, loop.runtime().scheduler());
     bulkheadGrant = g;
-    if (loop.isCanceled()) {
+    if (givenUp || loop.isCanceled()) {
       gate.giveUp(g);
     }
     return g;
@@ -176,6 +182,7 @@ final class Admission {
 
   /** Gives the wait up (a cancel, the deadline): it completes as not granted. */
   void giveUp() {
+    givenUp = true;
     ScheduledWait timer = pauseTimer;
     if (timer != null && timer.cutShort()) {
       // The pause will never end by itself: not granted (with a bulkhead, grant is the composed

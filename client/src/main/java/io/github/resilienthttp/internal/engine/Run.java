@@ -634,15 +634,23 @@ public final class Run extends RetryLoop implements BlockingDriver.Attempts {
       if (step instanceof Step.Done done) {
         succeed(done.response(), completion);
       } else if (step instanceof Step.Wait wait) {
-        try {
-          timer = ScheduledWait.schedule(runtime().scheduler(), this,
-              DurationMath.toNanos(wait.delay()));
-        } catch (RejectedExecutionException e) {
-          throw machine.waitStopped(e);
-        }
+        // Published before it is armed: a zero-delay timer may fire at once, and the step it runs
+        // (a poll) makes itself what a cancel stops; publishing after would put this wait back
+        // over it, and a cancel would then miss the poll.
+        ScheduledWait w = ScheduledWait.of(this);
+        timer = w;
         current = this;
         if (isRunCanceled() || closed()) {
           cutShort(); // cancel() or close() read current before it was this wait
+          return;
+        }
+        try {
+          w.arm(runtime().scheduler(), DurationMath.toNanos(wait.delay()));
+        } catch (RejectedExecutionException e) {
+          if (w.cutShort()) {
+            throw machine.waitStopped(e);
+          }
+          // A cancel or a close took the wait meanwhile and carried out its step.
         }
       } else {
         CompletableFuture<Response> sent;

@@ -17,14 +17,28 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class ScheduledWait {
   private final AtomicBoolean claimed = new AtomicBoolean();
-  /** Set once {@code schedule} returned; read only by {@link #cutShort()}. */
+  private final Runnable task;
+  /** Set once armed; written before {@link #claimed} is read in arm, read after it in cutShort. */
   private volatile ScheduledFuture<?> timer;
 
-  private ScheduledWait() {}
+  private ScheduledWait(Runnable task) {
+    this.task = task;
+  }
+
+  /**
+   * A wait for {@code task}, not armed yet: it can be published (and cut short) before its timer
+   * exists, for a caller whose own step must be findable before a zero-delay timer can fire.
+   *
+   * @param task what runs when the wait ends by itself
+   * @return the wait
+   */
+  static ScheduledWait of(Runnable task) {
+    return new ScheduledWait(task);
+  }
 
   /**
    * Runs {@code task} after {@code delayNanos} on {@code scheduler}, unless the wait is cut short
-   * first.
+   * first: {@link #of} and {@link #arm} in one.
    *
    * @param scheduler the scheduler
    * @param task what runs when the wait ends by itself
@@ -34,18 +48,40 @@ final class ScheduledWait {
    */
   static ScheduledWait schedule(ScheduledExecutorService scheduler, Runnable task,
       long delayNanos) {
-    ScheduledWait wait = new ScheduledWait();
-    wait.timer = scheduler.schedule(() -> {
-      if (wait.claimed.compareAndSet(false, true)) {
-        task.run();
-      }
-    }, delayNanos, TimeUnit.NANOSECONDS);
+    ScheduledWait wait = of(task);
+    wait.arm(scheduler, delayNanos);
     return wait;
   }
 
   /**
+   * Arms the timer: the task runs after {@code delayNanos} unless the wait is cut short first.
+   * Arms nothing when it was cut short already, and cancels the timer when it is cut short while
+   * being armed. Once only.
+   *
+   * @param scheduler the scheduler
+   * @param delayNanos the wait, in nanoseconds (0 or less: as soon as the scheduler can)
+   * @throws java.util.concurrent.RejectedExecutionException when the scheduler refuses the timer
+   */
+  void arm(ScheduledExecutorService scheduler, long delayNanos) {
+    if (claimed.get()) {
+      return;
+    }
+    ScheduledFuture<?> t = scheduler.schedule(() -> {
+      if (claimed.compareAndSet(false, true)) {
+        task.run();
+      }
+    }, delayNanos, TimeUnit.NANOSECONDS);
+    timer = t;
+    // Read after the write above, as cutShort writes the claim before it reads the timer: a cut
+    // that did not see this timer is seen here, and its queue entry goes now rather than when due.
+    if (claimed.get()) {
+      t.cancel(false);
+    }
+  }
+
+  /**
    * Ends the wait now, unless the timer already did: its task will then never run, and the
-   * timer's queue entry is cancelled.
+   * timer's queue entry, if armed, is cancelled.
    *
    * @return {@code true} when this call ended the wait (the caller carries out what the task would
    *     have); {@code false} when the timer's task ran or is running, or the wait was cut short

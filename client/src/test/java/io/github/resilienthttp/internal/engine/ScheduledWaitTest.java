@@ -51,15 +51,39 @@ class ScheduledWaitTest {
   void aWaitCutShortNeverRunsItsTaskAndLeavesNoTimerQueued() {
     scheduler.setRemoveOnCancelPolicy(true);
     AtomicInteger runs = new AtomicInteger();
+    // An hour: the timer cannot fire first however slow the machine is.
     ScheduledWait wait = ScheduledWait.schedule(scheduler, runs::incrementAndGet,
-        TimeUnit.MILLISECONDS.toNanos(50));
+        TimeUnit.HOURS.toNanos(1));
     assertThat(scheduler.getQueue()).hasSize(1);
 
     assertThat(wait.cutShort()).isTrue();
     assertThat(scheduler.getQueue()).as("the timer was cancelled").isEmpty();
     assertThat(wait.cutShort()).as("once only").isFalse();
-    // Past the delay: the task never ran.
-    await().during(Duration.ofMillis(150)).atMost(Duration.ofSeconds(1)).until(() -> runs.get() == 0);
+    assertThat(runs).hasValue(0);
+  }
+
+  /**
+   * A wait can be published before it is armed (a run's wait between polls, whose zero-delay timer
+   * may fire at once): cut short before, it schedules nothing when armed.
+   */
+  @Test
+  void aWaitCutShortBeforeItIsArmedSchedulesNothing() {
+    AtomicInteger runs = new AtomicInteger();
+    ScheduledWait wait = ScheduledWait.of(runs::incrementAndGet);
+    assertThat(wait.cutShort()).isTrue();
+    wait.arm(scheduler, 0);
+    assertThat(scheduler.getTaskCount()).as("no timer armed").isZero();
+    assertThat(runs).hasValue(0);
+  }
+
+  @Test
+  void aWaitArmedAfterItWasPublishedRunsOnce() {
+    AtomicInteger runs = new AtomicInteger();
+    ScheduledWait wait = ScheduledWait.of(runs::incrementAndGet);
+    wait.arm(scheduler, 0);
+    await().atMost(Duration.ofSeconds(5)).until(() -> runs.get() == 1);
+    assertThat(wait.cutShort()).isFalse();
+    assertThat(runs).hasValue(1);
   }
 
   @Test
