@@ -293,7 +293,7 @@ class CancelTest {
   // (e) -------------------------------------------------------------------------------------------
 
   /** Events of one operation, in order, as names: "attemptEnded:1", "retryScheduled:2", ... */
-  private static final class Events implements OperationListener {
+  private static class Events implements OperationListener {
     final List<String> seen = new CopyOnWriteArrayList<>();
     final AtomicReference<Operation> cancelInAttemptEnded = new AtomicReference<>();
 
@@ -358,6 +358,73 @@ class CancelTest {
       softly.assertThat(serverRequests).as("requests: the first 503 only").isEqualTo(1);
       softly.assertThat(after).as("tokens after a retry that was cancelled (events %s)", seen)
           .isEqualTo(before);
+    });
+  }
+
+  /**
+   * A cancel that lands while the async retry's scheduled step is already running (held in the
+   * retry's attemptStarted, on the scheduler's thread) must not run the step a second time on the
+   * cancelling thread: the running step sees the cancel, ends its attempt and then the operation,
+   * once. ({@code ScheduledFuture.cancel(false)} returns true while its task runs; taken for "the
+   * retry never runs", the cancelling thread ended the operation while attempt 2 was still
+   * starting, which then ended after it.)
+   */
+  @Test
+  void asyncCancelWhileTheScheduledRetryRunsEndsTheOperationOnceAndLast() throws Exception {
+    CountDownLatch retryStarting = new CountDownLatch(1);
+    CountDownLatch releaseRetry = new CountDownLatch(1);
+    Events events = new Events() {
+      @Override
+      public void attemptStarted(OperationInfo operation, int attempt) {
+        super.attemptStarted(operation, attempt);
+        if (attempt == 2) {
+          retryStarting.countDown();
+          try {
+            releaseRetry.await(10, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+      }
+    };
+    // The calls' starts go in the same list: the retry's call starts after its step was released.
+    OkHttpClient calls = okHttp.newBuilder().eventListener(new okhttp3.EventListener() {
+      @Override
+      public void callStart(Call call) {
+        events.seen.add("callStart");
+      }
+    }).build();
+    ResilientHttpClient client = ResilientHttpClient.wrap(calls)
+        .noCircuitBreaker()
+        .retryBudget(RetryBudget.unlimited())
+        .retryPolicy(RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ofMillis(1)))
+            .deadline(Duration.ofSeconds(10)).build())
+        .addListener(events)
+        .build();
+    Operation op = client.operation(get("/503-then-200"));
+    CompletableFuture<Response> future = op.executeAsync();
+    assertThat(retryStarting.await(10, TimeUnit.SECONDS)).as("the retry's step started").isTrue();
+
+    op.cancel();
+    assertThat(future.isCancelled()).isTrue();
+    releaseRetry.countDown();
+    await("operationEnded reported").atMost(Duration.ofSeconds(5))
+        .until(() -> events.seen.stream().anyMatch(e -> e.startsWith("operationEnded")));
+    // Nothing more for 100 ms: a call starting after the operation ended would show by then.
+    int count = events.seen.size();
+    await().during(Duration.ofMillis(100)).atMost(Duration.ofSeconds(2))
+        .until(() -> events.seen.size() == count);
+
+    List<String> seen = List.copyOf(events.seen);
+    SoftAssertions.assertSoftly(softly -> {
+      softly.assertThat(seen.stream().filter(e -> e.startsWith("operationEnded")).count())
+          .as("operationEnded events in %s", seen).isEqualTo(1);
+      softly.assertThat(seen.get(seen.size() - 1)).as("last event of %s", seen)
+          .startsWith("operationEnded");
+      softly.assertThat(seen.stream().filter("callStart"::equals).count())
+          .as("calls started in %s: the 503's and the retry's (cancelled before the wire)", seen)
+          .isEqualTo(2);
+      softly.assertThat(requests.get()).as("requests: the first 503 only").isEqualTo(1);
     });
   }
 }
