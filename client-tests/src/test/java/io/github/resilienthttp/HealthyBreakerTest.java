@@ -68,6 +68,41 @@ class HealthyBreakerTest {
     assertThat(sent).isEqualTo(200 + 5 + 30 + 40);
   }
 
+  /**
+   * A success skipped by the shortcut reads no clock only when the deadline watchdog bounds its
+   * attempt (the real clock, which the watchdog runs on; {@code AttemptPermits#record}). On the
+   * client's own clock, an attempt can take longer than its deadline and the breaker's slow-call
+   * threshold (60 s) while the watchdog sees nothing: it must be measured, and counted slow, even
+   * while the window is full of fast successes.
+   */
+  @ParameterizedTest(name = "async={0}, {1}")
+  @MethodSource("ways")
+  void aSlowSuccessOnTheClientsClockIsCountedSlowWhileTheWindowIsFullOfFastOnes(boolean async,
+      Protocol protocol) throws Exception {
+    ps = ProtocolServer.started(protocol);
+    io.github.resilienthttp.testkit.FakeTimeSource time =
+        new io.github.resilienthttp.testkit.FakeTimeSource();
+    java.util.concurrent.atomic.AtomicReference<Duration> takes =
+        new java.util.concurrent.atomic.AtomicReference<>(Duration.ZERO);
+    okhttp3.OkHttpClient timed = ps.okHttp.newBuilder().addInterceptor(chain -> {
+      Response r = chain.proceed(chain.request());
+      time.advance(takes.get());
+      return r;
+    }).build();
+    ResilientHttpClient client = ps.client(ResilientHttpClient.wrap(timed).timeSource(time)
+        .retryBudget(RetryBudget.unlimited())
+        .retryPolicy(RetryPolicy.builder().maxAttempts(1).deadline(Duration.ofSeconds(30))
+            .build()));
+    CircuitBreaker breaker = client.circuitBreakerFor(ps.server.url("/")).orElseThrow();
+    answer(client, async, 200, 200); // marked full of fast successes (see above)
+    assertThat(breaker.getMetrics().getNumberOfBufferedCalls()).isEqualTo(50);
+
+    takes.set(Duration.ofSeconds(61));
+    answer(client, async, 1, 200);
+    assertThat(breaker.getMetrics().getNumberOfSlowCalls()).isEqualTo(1);
+    assertThat(breaker.getMetrics().getNumberOfSlowSuccessfulCalls()).isEqualTo(1);
+  }
+
   /** Runs {@code n} operations, each answered with {@code code}. */
   private void answer(ResilientHttpClient client, boolean async, int n, int code) throws Exception {
     for (int i = 0; i < n; i++) {

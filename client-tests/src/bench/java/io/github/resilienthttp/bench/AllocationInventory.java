@@ -1,5 +1,6 @@
 package io.github.resilienthttp.bench;
 
+import io.github.resilienthttp.ResilientHttpClient;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -80,7 +81,12 @@ public final class AllocationInventory {
 
   /**
    * One of {@link SuccessPath}'s like-for-like callers by name: {@code raw}, {@code sdk} (with a
-   * bulkhead), {@code r4j} or {@code failsafe} (their stacks; a new key per POST).
+   * bulkhead), {@code r4j} or {@code failsafe} (their stacks; a new key per POST); or a stack
+   * without some of its parts, to see what each part costs: {@code sdk-nobulkhead} (the SDK's
+   * defaults), {@code sdk-nobreaker} ({@code noCircuitBreaker()}, the bulkhead kept),
+   * {@code sdk-bare} (neither), {@code r4j-nobulkhead} (retry and breaker), {@code r4j-nobreaker}
+   * (retry and bulkhead) and {@code r4j-retry} (retry alone). Call it after the client's last
+   * change: the partial SDK clients are built on {@code s.okHttp} here.
    */
   static InterleavedLatency.Call caller(SuccessPath s, String caller) {
     boolean post = "POST".equals(s.method);
@@ -89,8 +95,23 @@ public final class AllocationInventory {
       case "sdk" -> s::sdkWithBulkheadCall;
       case "r4j" -> post ? s::resilience4jStackWithNewKeyCall : s::resilience4jStackCall;
       case "failsafe" -> post ? s::failsafeStackWithNewKeyCall : s::failsafeStackCall;
-      default -> throw new IllegalArgumentException("caller must be raw, sdk, r4j or failsafe: " + caller);
+      case "sdk-nobulkhead" -> sdk(s, ResilientHttpClient.wrap(s.okHttp));
+      case "sdk-nobreaker" ->
+          sdk(s, ResilientHttpClient.wrap(s.okHttp).bulkhead(SuccessPath.stackBulkhead())
+              .noCircuitBreaker());
+      case "sdk-bare" -> sdk(s, ResilientHttpClient.wrap(s.okHttp).noCircuitBreaker());
+      case "r4j-nobulkhead" -> () -> s.resilience4jPartCall(true);
+      case "r4j-nobreaker" -> () -> s.resilience4jPartCall(false);
+      case "r4j-retry" -> s::resilience4jRetryCall;
+      default -> throw new IllegalArgumentException("caller must be raw, sdk, r4j, failsafe,"
+          + " sdk-nobulkhead, sdk-nobreaker, sdk-bare, r4j-nobulkhead, r4j-nobreaker or r4j-retry: "
+          + caller);
     };
+  }
+
+  private static InterleavedLatency.Call sdk(SuccessPath s, ResilientHttpClient.Builder builder) {
+    ResilientHttpClient client = builder.build();
+    return () -> SuccessPath.consume(client.operation(s.request).execute());
   }
 
   private static void print(String title, String beforeText, String afterText, int calls) {

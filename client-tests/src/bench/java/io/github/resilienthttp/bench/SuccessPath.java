@@ -122,13 +122,37 @@ public abstract class SuccessPath {
 
   /** (Re)builds the SDK's and the peers' like-for-like stacks on {@link #okHttp}. */
   void rebuildStacks() {
-    sdkWithBulkhead = ResilientHttpClient.wrap(okHttp)
-        .bulkhead(io.github.resilience4j.bulkhead.BulkheadConfig.custom()
-            .maxConcurrentCalls(STACK_BULKHEAD).maxWaitDuration(Duration.ZERO).build())
-        .build();
+    sdkWithBulkhead = ResilientHttpClient.wrap(okHttp).bulkhead(stackBulkhead()).build();
     failsafeStacks.clear();
     r4jBreakers = resilience4jBreakers();
     r4jBulkheads = resilience4jBulkheads();
+  }
+
+  /** The bulkhead of every like-for-like stack: {@value #STACK_BULKHEAD} calls, no waiting. */
+  static io.github.resilience4j.bulkhead.BulkheadConfig stackBulkhead() {
+    return io.github.resilience4j.bulkhead.BulkheadConfig.custom()
+        .maxConcurrentCalls(STACK_BULKHEAD).maxWaitDuration(Duration.ZERO).build();
+  }
+
+  /**
+   * resilience4j's stack without its bulkhead ({@code breaker}) or without its breaker
+   * ({@code !breaker}), for the request's target, with a new key per POST: what each part of the
+   * stack costs.
+   */
+  int resilience4jPartCall(boolean breaker) throws Throwable {
+    Request r = "POST".equals(method) ? withNewKey(request) : request;
+    String target = r.url().host();
+    io.github.resilience4j.core.functions.CheckedSupplier<Response> send =
+        () -> okHttp.newCall(r).execute();
+    return consume(Retry.decorateCheckedSupplier(retry, breaker
+        ? CircuitBreaker.decorateCheckedSupplier(r4jBreakers.circuitBreaker(target), send)
+        : io.github.resilience4j.bulkhead.Bulkhead.decorateCheckedSupplier(
+            r4jBulkheads.bulkhead(target), send)).get());
+  }
+
+  /** resilience4j's retry alone, with a new key per POST. */
+  int resilience4jRetryCall() throws Throwable {
+    return "POST".equals(method) ? resilience4jWithNewKeyCall() : resilience4jCall();
   }
 
   /** resilience4j's per-target breakers of the like-for-like stack: IOException and 5xx are failures. */

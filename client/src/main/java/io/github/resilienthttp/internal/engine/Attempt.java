@@ -142,6 +142,22 @@ public final class Attempt extends AttemptPermits implements Function0<Attempt> 
     return op.runtime().timeSource();
   }
 
+  /**
+   * The attempt's time before its deadline, when the deadline watchdog stops its call then: the
+   * operation's watched call is this attempt's and the clock is the real one, which the watchdog
+   * runs on. Its answer is recorded only after the driver saw the call not cancelled (the retry
+   * loop's judge), so it came before the watchdog's sweep that would have cancelled it (at most
+   * {@code DeadlineWatchdog.TICK_NANOS} after the deadline, unless Okio's watchdog thread is held
+   * up). A plain call's attempts (no call of their own), hedged copies that are not the watched
+   * call, and a fake clock get {@link Long#MAX_VALUE}: their duration is always measured.
+   */
+  @Override
+  long longestNanos() {
+    Call c = call;
+    return c != null && op.runtime().systemTime() && op.watchedCall() == c
+        ? remainingNanos() : Long.MAX_VALUE;
+  }
+
   /** This attempt's OkHttp call, once made; a plain call's attempts have none of their own. */
   public Call call() {
     return call;

@@ -43,6 +43,13 @@ public abstract class AttemptPermits {
   abstract TimeSource clock();
 
   /**
+   * The longest the attempt can have taken if it ends with an answer recorded in the breaker: its
+   * time before the deadline, when the deadline's backstop stops its call then; otherwise
+   * {@link Long#MAX_VALUE}.
+   */
+  abstract long longestNanos();
+
+  /**
    * Asks the breaker for a permission.
    *
    * @return false when the breaker refuses (open, or half-open with no probe left)
@@ -151,11 +158,12 @@ public abstract class AttemptPermits {
     }
     breakerHeld = false;
     TargetCircuitBreakers.Target target = target();
-    long nanos = Math.max(0, clock().nanoTime() - startNanos());
     if (healthy) {
-      target.recordSuccess(nanos);
+      // A success skipped by the breaker's shortcut needs no duration when it cannot have been
+      // slow: then no clock is read for it.
+      target.recordSuccess(clock(), startNanos(), longestNanos());
     } else {
-      target.recordError(nanos, cause);
+      target.recordError(Math.max(0, clock().nanoTime() - startNanos()), cause);
     }
     target.observe();
   }

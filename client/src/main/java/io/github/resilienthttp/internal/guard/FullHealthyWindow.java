@@ -3,6 +3,7 @@ package io.github.resilienthttp.internal.guard;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.core.EventProcessor;
+import io.github.resilienthttp.TimeSource;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -117,14 +118,51 @@ public final class FullHealthyWindow {
    * @param nanos the attempt's duration, in nanoseconds, at least 0
    */
   void onSuccess(long nanos) {
+    onSuccess(nanos, sampler.getAsInt());
+  }
+
+  /**
+   * Whether a success is known to be fast, without its duration, when its attempt had at most
+   * {@code longestNanos} before the deadline that stops its call: at most half the slow-call
+   * threshold. Such an attempt took longer than the threshold only if the deadline's backstop let
+   * its call run past the deadline by as much again (see {@code AttemptPermits#record}).
+   *
+   * @param longestNanos the attempt's time before its deadline, in nanoseconds;
+   *     {@link Long#MAX_VALUE} when no deadline bounds it
+   * @return whether {@link #onFastSuccess} may take its success
+   */
+  boolean knownFast(long longestNanos) {
+    return longestNanos <= slowNanos / 2;
+  }
+
+  /**
+   * Records a success {@linkplain #knownFast known to be fast}, or skips it, as
+   * {@link #onSuccess(long)} does; the clock is read for its duration only when it is recorded
+   * (a re-check, a window not full of fast successes, an event consumer), so a skipped success
+   * reads no clock.
+   *
+   * @param clock the clock that measures the attempt
+   * @param startNanos when the attempt started, on {@code clock}
+   */
+  void onFastSuccess(TimeSource clock, long startNanos) {
+    int sample = sampler.getAsInt();
+    Mark seen = mark.get();
+    if (seen.fullIn != null && (sample & (RECHECK_ONE_IN - 1)) != 0
+        && breaker.getMetrics() == seen.fullIn && !events.hasConsumers()) {
+      return; // what onSuccess(nanos, sample) does for a fast success, without nanos
+    }
+    onSuccess(Math.max(0, clock.nanoTime() - startNanos), sample);
+  }
+
+  /** {@link #onSuccess(long)} with the sample that decides whether it checks the window. */
+  private void onSuccess(long nanos, int sample) {
     if (nanos > slowNanos) {
       recordCounted(() -> breaker.onSuccess(nanos, TimeUnit.NANOSECONDS));
       return;
     }
     Mark seen = mark.get();
     boolean marked = seen.fullIn != null;
-    boolean checks =
-        (sampler.getAsInt() & ((marked ? RECHECK_ONE_IN : CHECK_ONE_IN) - 1)) == 0;
+    boolean checks = (sample & ((marked ? RECHECK_ONE_IN : CHECK_ONE_IN) - 1)) == 0;
     boolean stillFull = marked && !checks && breaker.getMetrics() == seen.fullIn;
     if (stillFull && !events.hasConsumers()) {
       return;

@@ -3,6 +3,7 @@ package io.github.resilienthttp.internal.guard;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilienthttp.TimeSource;
 import io.github.resilienthttp.internal.engine.DurationMath;
 import java.time.Duration;
 import java.util.Map;
@@ -101,6 +102,25 @@ public final class TargetCircuitBreakers {
         window.onSuccess(nanos);
       } else {
         breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
+      }
+    }
+
+    /**
+     * Records a healthy answer of an attempt that started at {@code startNanos} on {@code clock},
+     * as {@link #recordSuccess(long)} does; when the shortcut knows the answer fast from
+     * {@code longestNanos} ({@link FullHealthyWindow#knownFast}), the clock is read only if the
+     * answer is recorded.
+     *
+     * @param clock the clock that measures the attempt
+     * @param startNanos when the attempt started, on {@code clock}
+     * @param longestNanos the attempt's time before the deadline that stops its call, in
+     *     nanoseconds; {@link Long#MAX_VALUE} when none does
+     */
+    public void recordSuccess(TimeSource clock, long startNanos, long longestNanos) {
+      if (window != null && window.knownFast(longestNanos)) {
+        window.onFastSuccess(clock, startNanos);
+      } else {
+        recordSuccess(Math.max(0, clock.nanoTime() - startNanos));
       }
     }
 

@@ -132,6 +132,82 @@ class FullHealthyWindowTest {
     assertThat(window.isMarked()).isTrue();
   }
 
+  /** A clock that counts its readings; each reading is {@code reading} on it. */
+  private static final class CountingClock implements io.github.resilienthttp.TimeSource {
+    final AtomicInteger reads = new AtomicInteger();
+    volatile long reading = FAST;
+
+    @Override
+    public long nanoTime() {
+      reads.incrementAndGet();
+      return reading;
+    }
+
+    @Override
+    public java.time.Instant now() {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void sleep(Duration duration) {
+      throw new UnsupportedOperationException();
+    }
+  }
+
+  @Test
+  void aSuccessKnownFastIsSkippedWithoutReadingTheClockAndMeasuredWhenRecorded() {
+    Counted b = new Counted(ResilientHttpClient.defaultCircuitBreakerConfig());
+    FullHealthyWindow window = FullHealthyWindow.of(b.breaker, counting());
+    CountingClock clock = new CountingClock();
+    // Not full yet: every one is recorded, with the duration its clock reading gives.
+    for (int i = 0; i < 65; i++) {
+      window.onFastSuccess(clock, 0);
+    }
+    assertThat(clock.reads).hasValue(65);
+    assertThat(b.successes).hasValue(65);
+    assertThat(window.isMarked()).isTrue(); // sample 64 checked and found it full
+
+    for (int i = 0; i < 640; i++) {
+      window.onFastSuccess(clock, 0);
+    }
+    // Samples 65..704: only the ten re-checks (128, 192, ..., 704) are recorded, and read the clock.
+    assertThat(b.successes).hasValue(75);
+    assertThat(clock.reads).hasValue(75);
+    assertThat(window.isMarked()).isTrue();
+
+    // Recorded, it is measured: a reading past the threshold is a slow call, and ends the shortcut.
+    window.onError(FAST, BOOM);
+    clock.reading = Duration.ofSeconds(61).toNanos();
+    window.onFastSuccess(clock, 0);
+    assertThat(b.real.getMetrics().getNumberOfSlowSuccessfulCalls()).isEqualTo(1);
+    assertThat(clock.reads).hasValue(76);
+    assertThat(window.isMarked()).isFalse();
+  }
+
+  @Test
+  void aSuccessKnownFastIsMeasuredAndRecordedWhileAnEventConsumerIsRegistered() {
+    Counted b = new Counted(ResilientHttpClient.defaultCircuitBreakerConfig());
+    FullHealthyWindow window = FullHealthyWindow.of(b.breaker, counting());
+    fill(window);
+    AtomicInteger events = new AtomicInteger();
+    b.real.getEventPublisher().onSuccess(e -> events.incrementAndGet());
+    CountingClock clock = new CountingClock();
+    for (int i = 0; i < 100; i++) {
+      window.onFastSuccess(clock, 0);
+    }
+    assertThat(events).hasValue(100);
+    assertThat(clock.reads).hasValue(100);
+  }
+
+  @Test
+  void aSuccessIsKnownFastOnlyWithinHalfTheSlowCallThreshold() {
+    Counted b = new Counted(ResilientHttpClient.defaultCircuitBreakerConfig()); // 60 s
+    FullHealthyWindow window = FullHealthyWindow.of(b.breaker, counting());
+    assertThat(window.knownFast(Duration.ofSeconds(30).toNanos())).isTrue();
+    assertThat(window.knownFast(Duration.ofSeconds(30).toNanos() + 1)).isFalse();
+    assertThat(window.knownFast(Long.MAX_VALUE)).isFalse();
+  }
+
   @Test
   void aSlowSuccessOrAFailureIsRecordedAndEndsTheShortcutUntilTheWindowIsFullAgain() {
     Counted b = new Counted(ResilientHttpClient.defaultCircuitBreakerConfig());
