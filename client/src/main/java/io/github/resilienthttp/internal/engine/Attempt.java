@@ -150,9 +150,11 @@ public final class Attempt extends AttemptPermits implements Function0<Attempt> 
    * {@code DeadlineWatchdog.TICK_NANOS} after the deadline, unless Okio's watchdog thread is held
    * up). A plain call's attempts (no call of their own), hedged copies that are not the watched
    * call, and a fake clock get {@link Long#MAX_VALUE}: their duration is always measured.
+   *
+   * @return the attempt's time before its deadline in nanoseconds, or {@link Long#MAX_VALUE}
    */
   @Override
-  long longestNanos() {
+  public long longestNanos() {
     Call c = call;
     return c != null && op.runtime().systemTime() && op.watchedCall() == c
         ? remainingNanos() : Long.MAX_VALUE;

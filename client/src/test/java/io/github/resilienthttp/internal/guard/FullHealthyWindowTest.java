@@ -200,6 +200,30 @@ class FullHealthyWindowTest {
   }
 
   @Test
+  void aSuccessKnownFastIsRecordedOnceATransitionReplacedTheMarkedWindow() {
+    Counted b = new Counted(ResilientHttpClient.defaultCircuitBreakerConfig()); // 3 probes
+    int[] sample = {0}; // 0: every success checks the window; 1: no check, no re-check
+    FullHealthyWindow window = FullHealthyWindow.of(b.breaker, () -> sample[0]);
+    CountingClock clock = new CountingClock();
+    for (int i = 0; i < 50; i++) {
+      window.onSuccess(FAST); // the 50th fills the window and marks it
+    }
+    assertThat(window.isMarked()).isTrue();
+    sample[0] = 1;
+    window.onFastSuccess(clock, 0);
+    assertThat(clock.reads).hasValue(0); // skipped while the marked window is the breaker's
+    b.real.transitionToOpenState();
+    b.real.transitionToHalfOpenState(); // new metrics: the mark no longer applies
+    int before = b.successes.get();
+    for (int i = 0; i < 3; i++) {
+      window.onFastSuccess(clock, 0);
+    }
+    assertThat(b.successes.get() - before).isEqualTo(3);
+    assertThat(clock.reads).hasValue(3);
+    assertThat(b.real.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
+  }
+
+  @Test
   void aSuccessIsKnownFastOnlyWithinHalfTheSlowCallThreshold() {
     Counted b = new Counted(ResilientHttpClient.defaultCircuitBreakerConfig()); // 60 s
     FullHealthyWindow window = FullHealthyWindow.of(b.breaker, counting());
@@ -442,7 +466,7 @@ class FullHealthyWindowTest {
 
   @Property(tries = 300, seed = "20261202")
   void everyFigureTheBreakerShowsIsThatOfRecordingEveryOutcome(@ForAll("steps") List<Step> steps,
-      @ForAll long samplerSeed, @ForAll boolean neverRecheck,
+      @ForAll long samplerSeed, @ForAll boolean neverRecheck, @ForAll boolean knownFast,
       @ForAll @IntRange(min = 1, max = 20) int halfOpenCalls) {
     CircuitBreakerConfig config = CircuitBreakerConfig.custom()
         .slidingWindowSize(10).minimumNumberOfCalls(10).failureRateThreshold(50)
@@ -455,9 +479,13 @@ class FullHealthyWindowTest {
     FullHealthyWindow window = FullHealthyWindow.of(shortcut,
         neverRecheck ? () -> 16 : random::nextInt);
     long slow = Duration.ofSeconds(2).toNanos();
+    // Fast successes known fast without their duration read the clock only when recorded.
+    CountingClock clock = new CountingClock();
+    Runnable fastSuccess = knownFast ? () -> window.onFastSuccess(clock, 0)
+        : () -> window.onSuccess(FAST);
     for (Step step : steps) {
       switch (step) {
-        case FAST_SUCCESS -> assertThat(thrown(() -> window.onSuccess(FAST)))
+        case FAST_SUCCESS -> assertThat(thrown(fastSuccess))
             .isEqualTo(thrown(() -> reference.onSuccess(FAST, TimeUnit.NANOSECONDS)));
         case SLOW_SUCCESS -> assertThat(thrown(() -> window.onSuccess(slow)))
             .isEqualTo(thrown(() -> reference.onSuccess(slow, TimeUnit.NANOSECONDS)));
