@@ -40,6 +40,7 @@ final class LoopbackHttpServer implements Closeable {
   private final ServerSocket serverSocket;
   private final List<Socket> connections = new CopyOnWriteArrayList<>();
   private final AtomicLong requests = new AtomicLong();
+  private final AtomicLong accepted = new AtomicLong();
   private volatile boolean closed;
 
   private LoopbackHttpServer(ServerSocket serverSocket, byte[] answerToPost, byte[] answerToOthers) {
@@ -99,11 +100,17 @@ final class LoopbackHttpServer implements Closeable {
     return requests.get();
   }
 
+  /** {@return the connections accepted since the server started} */
+  long acceptedCount() {
+    return accepted.get();
+  }
+
   private void acceptLoop() {
     while (!closed) {
       try {
         Socket s = serverSocket.accept();
         s.setTcpNoDelay(true);
+        accepted.incrementAndGet();
         connections.add(s);
         Thread t = new Thread(() -> serve(s), "loopback-http-" + s.getPort());
         t.setDaemon(true);
