@@ -23,6 +23,11 @@ import org.apache.commons.math3.stat.StatUtils;
  * each iteration is one observation instead. A ratio's interval combines the two relative
  * half-widths in quadrature (first-order error propagation).
  *
+ * <p>With {@code -prof comp} in the run, the last column is JMH's {@code compiler.time.profiled}:
+ * the milliseconds the JIT compiled during one fork's measured iterations, the mean over the forks;
+ * "-" without it. More than a few per cent of the measured time means the warm-up was too
+ * short and the row measures compiling as well as calling.
+ *
  * <pre>
  * java -cp client-tests/target/benchmarks.jar io.github.resilienthttp.bench.JmhTables jmh-result.json
  * </pre>
@@ -56,7 +61,7 @@ public final class JmhTables {
   }
 
   record Row(String method, String param, String unit, Estimate score, double p50, double p99,
-      double p99IterMin, double p99IterMax, Estimate alloc) {}
+      double p99IterMin, double p99IterMax, Estimate alloc, double jitMillis) {}
 
   public static void main(String[] args) throws IOException {
     // Plain maps, lists, numbers and strings; JMH writes NaN for a missing error estimate.
@@ -97,8 +102,11 @@ public final class JmhTables {
       Map<?, ?> secondary = (Map<?, ?>) b.get("secondaryMetrics");
       Map<?, ?> norm = secondary == null ? null : (Map<?, ?>) secondary.get("gc.alloc.rate.norm");
       Estimate alloc = norm == null ? null : estimate(flatten(norm.get("rawData")));
+      Map<?, ?> jit = secondary == null ? null : (Map<?, ?>) secondary.get("compiler.time.profiled");
+      double jitMillis = jit == null ? Double.NaN
+          : StatUtils.sum(flatten(jit.get("rawData"))) / ((List<?>) jit.get("rawData")).size();
       byTable.computeIfAbsent(cls + " " + param, k -> new ArrayList<>()).add(new Row(method, param,
-          (String) primary.get("scoreUnit"), score, p50, p99, p99Min, p99Max, alloc));
+          (String) primary.get("scoreUnit"), score, p50, p99, p99Min, p99Max, alloc, jitMillis));
     }
     byTable.entrySet().stream()
         .sorted(Map.Entry.comparingByKey()) // Latency GET, Latency POST, Throughput GET, Throughput POST
@@ -117,24 +125,25 @@ public final class JmhTables {
     System.out.println();
     if (latency) {
       System.out.println("| caller | mean µs | mean / raw | p50 µs | p99 µs | p99 / raw | p99 range over"
-          + " iterations µs | alloc B/op | alloc − raw B/op |");
-      System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+          + " iterations µs | alloc B/op | alloc − raw B/op | JIT ms measured |");
+      System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     } else {
-      System.out.println("| caller | ops/ms | ops/ms / raw | alloc B/op | alloc − raw B/op |");
-      System.out.println("|---|---:|---:|---:|---:|");
+      System.out.println("| caller | ops/ms | ops/ms / raw | alloc B/op | alloc − raw B/op | JIT ms measured |");
+      System.out.println("|---|---:|---:|---:|---:|---:|");
     }
     for (Row r : ordered) {
       boolean isRaw = r == raw;
       String ratio = isRaw ? "1" : fmt(r.score().ratioTo(raw.score()), 3);
       String allocText = r.alloc() == null ? "-" : fmt(r.alloc(), 0);
       String allocDiff = r.alloc() == null || isRaw ? "—" : diff(r.alloc(), raw.alloc());
+      String jit = Double.isNaN(r.jitMillis()) ? "-" : String.format(Locale.ROOT, "%.0f", r.jitMillis());
       if (latency) {
-        System.out.printf(Locale.ROOT, "| %s | %s | %s | %.1f | %.1f | %.2f | %.0f–%.0f | %s | %s |%n",
+        System.out.printf(Locale.ROOT, "| %s | %s | %s | %.1f | %.1f | %.2f | %.0f–%.0f | %s | %s | %s |%n",
             CALLERS.get(r.method()), fmt(r.score(), 1), ratio, r.p50(), r.p99(),
-            r.p99() / raw.p99(), r.p99IterMin(), r.p99IterMax(), allocText, allocDiff);
+            r.p99() / raw.p99(), r.p99IterMin(), r.p99IterMax(), allocText, allocDiff, jit);
       } else {
-        System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s |%n",
-            CALLERS.get(r.method()), fmt(r.score(), 2), ratio, allocText, allocDiff);
+        System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s |%n",
+            CALLERS.get(r.method()), fmt(r.score(), 2), ratio, allocText, allocDiff, jit);
       }
     }
     System.out.println();
