@@ -30,6 +30,10 @@ import java.util.Properties;
  * <pre>
  * java -cp client-tests/target/benchmarks.jar io.github.resilienthttp.bench.OverheadGuard [rounds] [calls per round] [targets=report|fail]
  * </pre>
+ *
+ * <p>All the stacks share one JVM here, so its JIT compiles OkHttp's code for all of them at once;
+ * {@link IsolatedOverhead} measures the same stacks each alone in a JVM, as JMH forks do, which
+ * takes minutes rather than seconds and so is not the build's guard.
  */
 public final class OverheadGuard {
   static final int CPU_TOLERANCE_PERCENT = 10;
