@@ -386,9 +386,10 @@ class Http2Test {
             sleepQuietly();
             return;
           }
+          // Counted before it is sent: once the client has read it, the test reads the count.
+          answered.incrementAndGet();
           // :status 200 (HPACK static table index 8), END_HEADERS | END_STREAM.
           frame(out, 0x1, 0x4 | 0x1, stream, new byte[] {(byte) 0x88});
-          answered.incrementAndGet();
         }
       }
     }
