@@ -29,9 +29,10 @@ import java.util.Random;
  *   [GET|POST, default GET] [rounds, default 10] [seconds per caller, default 8]
  * </pre>
  *
- * <p>Prints each round (raw OkHttp's CPU per call and each stack's added CPU and bytes over it) and
- * the medians, and the SDK's gap to the lighter peer stack per round: its median, a bootstrap 95 %
- * interval of that median, and in how many rounds the SDK was at or under the lighter stack.
+ * <p>Prints each round (raw OkHttp's CPU per call, each stack's added CPU over it, and the JIT's
+ * time in each measurement), the medians of CPU, added CPU and added bytes per call, and the SDK's
+ * gap to the lighter peer stack per round: its median, a bootstrap 95 % interval of that median,
+ * and in how many rounds the SDK was at or under the lighter stack.
  */
 public final class IsolatedOverhead {
   static final long QUIET_JIT_MILLIS = 10;
