@@ -138,15 +138,12 @@ public final class IsolatedOverhead {
   private static void child(String method, String caller, long seconds) throws Throwable {
     SuccessPath s = CallerOverhead.withoutNetwork(method);
     try {
-      InterleavedLatency.Call call = AllocationInventory.caller(s, caller);
-      for (int i = 0; i < 2_000_000; i++) {
-        call.run();
-      }
+      InterleavedLatency.Call call = SingleCaller.warmedCaller(s, caller);
       CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
       long warmEnd = System.nanoTime() + MAX_WARMUP_SECONDS * 1_000_000_000L;
       while (System.nanoTime() - warmEnd < 0) {
         long compiling = jit.getTotalCompilationTime();
-        runFor(call, 1_000_000_000L);
+        SingleCaller.runFor(call, 1_000_000_000L);
         if (jit.getTotalCompilationTime() - compiling < QUIET_JIT_MILLIS) {
           break;
         }
@@ -156,7 +153,7 @@ public final class IsolatedOverhead {
       long jitBefore = jit.getTotalCompilationTime();
       long bytesBefore = threads.getCurrentThreadAllocatedBytes();
       long cpuBefore = threads.getCurrentThreadCpuTime();
-      long calls = runFor(call, seconds * 1_000_000_000L);
+      long calls = SingleCaller.runFor(call, seconds * 1_000_000_000L);
       long cpu = threads.getCurrentThreadCpuTime() - cpuBefore;
       long allocated = threads.getCurrentThreadAllocatedBytes() - bytesBefore;
       long jitMillis = jit.getTotalCompilationTime() - jitBefore;
@@ -165,18 +162,5 @@ public final class IsolatedOverhead {
     } finally {
       s.tearDown();
     }
-  }
-
-  /** Calls {@code call} on this thread in batches of 10,000 for about {@code nanos}; the calls. */
-  private static long runFor(InterleavedLatency.Call call, long nanos) throws Throwable {
-    long end = System.nanoTime() + nanos;
-    long calls = 0;
-    while (System.nanoTime() - end < 0) {
-      for (int i = 0; i < 10_000; i++) {
-        call.run();
-      }
-      calls += 10_000;
-    }
-    return calls;
   }
 }

@@ -31,22 +31,12 @@ public final class SingleCaller {
     long seconds = args.length > 2 ? Long.parseLong(args[2]) : 10;
     SuccessPath s = CallerOverhead.withoutNetwork(method);
     try {
-      InterleavedLatency.Call call = AllocationInventory.caller(s, name);
-      for (int i = 0; i < 2_000_000; i++) {
-        call.run();
-      }
+      InterleavedLatency.Call call = warmedCaller(s, name);
       ThreadMXBean threads = ManagementFactory.getThreadMXBean();
       List<GarbageCollectorMXBean> collectors = ManagementFactory.getGarbageCollectorMXBeans();
       long[] gcBefore = gc(collectors);
       long cpuBefore = threads.getCurrentThreadCpuTime();
-      long end = System.nanoTime() + seconds * 1_000_000_000L;
-      long calls = 0;
-      while (System.nanoTime() - end < 0) {
-        for (int i = 0; i < 10_000; i++) {
-          call.run();
-        }
-        calls += 10_000;
-      }
+      long calls = runFor(call, seconds * 1_000_000_000L);
       long cpu = threads.getCurrentThreadCpuTime() - cpuBefore;
       long[] gcAfter = gc(collectors);
       long collections = gcAfter[0] - gcBefore[0];
@@ -59,6 +49,28 @@ public final class SingleCaller {
     } finally {
       s.tearDown();
     }
+  }
+
+  /** The caller {@code name} of {@code s}, after 2,000,000 calls on this thread. */
+  static InterleavedLatency.Call warmedCaller(SuccessPath s, String name) throws Throwable {
+    InterleavedLatency.Call call = AllocationInventory.caller(s, name);
+    for (int i = 0; i < 2_000_000; i++) {
+      call.run();
+    }
+    return call;
+  }
+
+  /** Calls {@code call} on this thread in batches of 10,000 for about {@code nanos}; the calls. */
+  static long runFor(InterleavedLatency.Call call, long nanos) throws Throwable {
+    long end = System.nanoTime() + nanos;
+    long calls = 0;
+    while (System.nanoTime() - end < 0) {
+      for (int i = 0; i < 10_000; i++) {
+        call.run();
+      }
+      calls += 10_000;
+    }
+    return calls;
   }
 
   /** Collections and their accumulated time in ms, summed over the JVM's collectors. */
