@@ -496,16 +496,25 @@ public abstract class RetryLoop extends Failures implements ClientLifecycle.Stop
    */
   private Response decide(Decision decision, Response response, IOException failure,
       Copies copies, String giveUpReason) throws IOException {
-    RetryPolicy policy = retryPolicy();
-    int attempt = current.number();
     lastReason = decision.reason();
-    boolean retryable = decision.kind() == Decision.Kind.RETRY
-        || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && idempotent());
     lastSuccess = decision.kind() == Decision.Kind.SUCCESS;
-    lastRetryable = retryable;
+    lastRetryable = decision.kind() == Decision.Kind.RETRY
+        || (decision.kind() == Decision.Kind.RETRY_IF_IDEMPOTENT && idempotent());
     if (lastSuccess) {
       return response; // RetryRule.afterAttempt: a success is returned, whatever else holds
     }
+    return decideNotSuccess(decision, response, failure, copies, giveUpReason);
+  }
+
+  /**
+   * {@link #decide} for an answer that is not a success. Apart, so that {@code decide} stays
+   * small enough for the JIT to inline on the healthy path: a hot method over 325 bytecodes
+   * (C2's {@code FreqInlineSize}) is always called, never inlined.
+   */
+  private Response decideNotSuccess(Decision decision, Response response, IOException failure,
+      Copies copies, String giveUpReason) throws IOException {
+    RetryPolicy policy = retryPolicy();
+    int attempt = current.number();
     RetryRule.Verdict verdict = RetryRule.afterAttempt(decision, attempt,
         copies == Copies.SEQUENTIAL ? policy.maxAttempts() : Integer.MAX_VALUE, idempotent(),
         oneShot && current.bodyWriteStarted());
@@ -612,6 +621,14 @@ public abstract class RetryLoop extends Failures implements ClientLifecycle.Stop
         && runtime().listeners().isEmpty() && !log.isDebugEnabled()) {
       return response;
     }
+    return report(response, failure, winner);
+  }
+
+  /**
+   * {@link #ended} with something to report or refund. Apart, so that {@code ended} stays small
+   * enough for the JIT to inline on the healthy path (see {@link #decideNotSuccess}).
+   */
+  private Response report(Response response, Throwable failure, Attempt winner) {
     if (retryTokenHeld) {
       // Paid for a retry that never started (cancel, interrupt, deadline, breaker, bulkhead).
       retryTokenHeld = false;
