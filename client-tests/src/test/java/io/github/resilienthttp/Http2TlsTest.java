@@ -102,8 +102,10 @@ class Http2TlsTest {
 
   @Test
   void refusedStreamOverAlpnH2IsRetriedForAKeylessPost() throws Exception {
+    // Refused once the server has read the request: refused at its start, a DATA frame still
+    // arriving can draw OkHttp's server-side PROTOCOL_ERROR first (see Http2Test#refused).
     server.enqueue(new MockResponse.Builder()
-        .onRequestStart(new SocketEffect.CloseStream(0x7)).build());
+        .onResponseStart(new SocketEffect.CloseStream(0x7)).build());
     server.enqueue(new MockResponse.Builder().code(201).body("created").build());
     // Real time here, with a 200 ms backoff: MockWebServer takes a stream's socket effect from the
     // queue's head before it dequeues that answer, so an instant retry on a second stream (the fake
