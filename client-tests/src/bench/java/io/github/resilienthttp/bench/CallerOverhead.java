@@ -189,7 +189,11 @@ public final class CallerOverhead {
   static final String FAILSAFE_STACK = "Failsafe retry + breaker + bulkhead";
   static final String R4J_STACK = "resilience4j retry + breaker + bulkhead";
 
-  private static Map<String, Added> table(String title, Map<String, InterleavedLatency.Call> callers,
+  /**
+   * Prints one table of {@code callers}, measured in turn in each round, and returns each one's
+   * cost over the first caller's (the first 3 rounds are warm-up; medians of the rest).
+   */
+  static Map<String, Added> table(String title, Map<String, InterleavedLatency.Call> callers,
       int rounds, int calls) throws Throwable {
     ThreadMXBean mx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     long tid = Thread.currentThread().getId();

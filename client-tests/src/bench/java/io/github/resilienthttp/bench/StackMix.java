@@ -1,0 +1,106 @@
+package io.github.resilienthttp.bench;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Which stacks share the JVM, and in which order they are first run: the guard's GET table
+ * ({@link CallerOverhead#stacks}) with only the named callers, in the order given. One JVM per run;
+ * BENCHMARKS.md's twelfth run starts many and compares them.
+ *
+ * <pre>
+ * java -Xms1g -Xmx1g -cp client-tests/target/benchmarks.jar io.github.resilienthttp.bench.StackMix callers [rounds] [calls per round]
+ * </pre>
+ *
+ * <p>{@code callers} is letters: {@code o} raw OkHttp, {@code s} the SDK stack, {@code f} Failsafe's
+ * stack, {@code r} resilience4j's stack, {@code R} resilience4j's {@code Retry} alone. The last line
+ * printed, {@code RESULT callers=… s=+… r=+…}, gives each caller's CPU per call over the first
+ * caller's, in nanoseconds on the calling thread (the first's is {@code +0.0}).
+ *
+ * <p>{@code callers} {@code after:X} measures what caller {@code X} does to raw OkHttp's own cost
+ * in the same JVM: raw OkHttp alone for {@code rounds} rounds, then {@code rounds} more in which
+ * each round of raw OkHttp follows a round of {@code X}. It prints {@code PHASE after:X raw alone
+ * …, with it …, delta …}: raw OkHttp's CPU per call, median of each phase's rounds after its first
+ * quarter.
+ */
+public final class StackMix {
+  private StackMix() {}
+
+  public static void main(String[] args) throws Throwable {
+    String letters = args[0];
+    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 40;
+    int calls = args.length > 2 ? Integer.parseInt(args[2]) : 100_000;
+    SuccessPath s = CallerOverhead.withoutNetwork("GET");
+    try {
+      if (letters.startsWith("after:")) {
+        if (letters.length() != "after:X".length()) {
+          throw new IllegalArgumentException(letters + ": after: takes one caller letter");
+        }
+        after(s, letters, caller(s, letters.charAt(letters.length() - 1)).getValue(), rounds, calls);
+        return;
+      }
+      Map<String, InterleavedLatency.Call> callers = new LinkedHashMap<>();
+      for (char c : letters.toCharArray()) {
+        Map.Entry<String, InterleavedLatency.Call> caller = caller(s, c);
+        callers.put(caller.getKey(), caller.getValue());
+      }
+      if (callers.size() != letters.length()) {
+        throw new IllegalArgumentException("callers " + letters + ": each letter once");
+      }
+      Map<String, CallerOverhead.Added> added = CallerOverhead.table("GET, callers " + letters
+          + " in one JVM (no network, 1 thread)", callers, rounds, calls);
+      StringBuilder result = new StringBuilder("RESULT callers=" + letters);
+      int i = 0;
+      for (CallerOverhead.Added a : added.values()) {
+        result.append(String.format(Locale.ROOT, " %c=%+.1f", letters.charAt(i++), a.cpuNanos()));
+      }
+      System.out.println(result);
+    } finally {
+      s.tearDown();
+    }
+  }
+
+  private static Map.Entry<String, InterleavedLatency.Call> caller(SuccessPath s, char c) {
+    return switch (c) {
+      case 'o' -> Map.entry(CallerOverhead.RAW, s::rawOkHttpCall);
+      case 's' -> Map.entry(CallerOverhead.SDK_STACK, s::sdkWithBulkheadCall);
+      case 'f' -> Map.entry(CallerOverhead.FAILSAFE_STACK, s::failsafeStackCall);
+      case 'r' -> Map.entry(CallerOverhead.R4J_STACK, s::resilience4jStackCall);
+      case 'R' -> Map.entry("resilience4j `Retry` alone", s::resilience4jRetryCall);
+      default -> throw new IllegalArgumentException("caller '" + c + "': one of o, s, f, r, R");
+    };
+  }
+
+  private static void after(SuccessPath s, String name, InterleavedLatency.Call other, int rounds,
+      int calls) throws Throwable {
+    ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+    double[] alone = new double[rounds];
+    double[] with = new double[rounds];
+    for (int r = 0; r < 2 * rounds; r++) {
+      if (r >= rounds) {
+        for (int k = 0; k < calls; k++) {
+          other.run();
+        }
+      }
+      long t0 = mx.getCurrentThreadCpuTime();
+      for (int k = 0; k < calls; k++) {
+        s.rawOkHttpCall();
+      }
+      double perCall = (mx.getCurrentThreadCpuTime() - t0) / (double) calls;
+      if (r < rounds) {
+        alone[r] = perCall;
+      } else {
+        with[r - rounds] = perCall;
+      }
+    }
+    int skip = rounds / 4;
+    double a = InterleavedLatency.median(Arrays.copyOfRange(alone, skip, rounds));
+    double w = InterleavedLatency.median(Arrays.copyOfRange(with, skip, rounds));
+    System.out.printf(Locale.ROOT, "PHASE %s raw alone %.1f, with it %.1f, delta %+.1f%n", name, a,
+        w, w - a);
+  }
+}
