@@ -2,10 +2,17 @@ package io.github.resilienthttp.bench;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import kotlin.jvm.JvmClassMappingKt;
+import kotlin.jvm.functions.Function0;
+import kotlin.reflect.KClass;
+import okhttp3.Call;
+import okhttp3.EventListener;
+import okhttp3.OkHttpClient;
 
 /**
  * Which stacks share the JVM, and in which order they are first run: the guard's GET table
@@ -17,7 +24,9 @@ import java.util.Map;
  * </pre>
  *
  * <p>{@code callers} is letters: {@code o} raw OkHttp, {@code s} the SDK stack, {@code f} Failsafe's
- * stack, {@code r} resilience4j's stack, {@code R} resilience4j's {@code Retry} alone. The last line
+ * stack, {@code r} resilience4j's stack, {@code R} resilience4j's {@code Retry} alone, {@code c} raw
+ * OkHttp on a second client configured as the SDK configures its own (an event listener, a network
+ * interceptor, no silent retries, no call timeout, a tag on each call) with no SDK code. The last line
  * printed, {@code RESULT callers=… s=+… r=+…}, gives each caller's CPU per call over the first
  * caller's, in nanoseconds on the calling thread (the first's is {@code +0.0}).
  *
@@ -71,8 +80,37 @@ public final class StackMix {
       case 'f' -> Map.entry(CallerOverhead.FAILSAFE_STACK, s::failsafeStackCall);
       case 'r' -> Map.entry(CallerOverhead.R4J_STACK, s::resilience4jStackCall);
       case 'R' -> Map.entry("resilience4j `Retry` alone", s::resilience4jRetryCall);
-      default -> throw new IllegalArgumentException("caller '" + c + "': one of o, s, f, r, R");
+      case 'c' -> Map.entry("OkHttp on a client configured like the SDK's", likeTheSdks(s));
+      default -> throw new IllegalArgumentException("caller '" + c + "': one of o, s, f, r, R, c");
     };
+  }
+
+  /** Plain OkHttp calls on a client with the kinds of hooks the SDK's own client carries. */
+  private static InterleavedLatency.Call likeTheSdks(SuccessPath s) {
+    OkHttpClient client = s.okHttp.newBuilder()
+        .eventListenerFactory(call -> new EventListener() {
+          @Override
+          public void callEnd(Call call) {}
+        })
+        .addNetworkInterceptor(chain -> chain.proceed(chain.request()))
+        .retryOnConnectionFailure(false)
+        .callTimeout(Duration.ZERO)
+        .build();
+    KClass<Marker> tag = JvmClassMappingKt.getKotlinClass(Marker.class);
+    Marker marker = new Marker();
+    return () -> {
+      Call call = client.newCall(s.request);
+      call.tag(tag, marker);
+      return SuccessPath.consume(call.execute());
+    };
+  }
+
+  /** A call tag, as the SDK's attempt tag: its own value, computed if absent. */
+  private static final class Marker implements Function0<Marker> {
+    @Override
+    public Marker invoke() {
+      return this;
+    }
   }
 
   private static void after(SuccessPath s, String name, InterleavedLatency.Call other, int rounds,
