@@ -83,9 +83,8 @@ class Http2Test {
    * answer off the queue (RFC 9113 §8.7: not processed, however much arrived). Refused at the
    * request's start instead, while its DATA frame is still arriving, OkHttp's server side drops the
    * stream before it writes the reset; a DATA frame in that gap draws a {@code PROTOCOL_ERROR} that
-   * may be written first, a different fault that the client rightly calls outcome unknown (2 runs
-   * in 400 here, once in CI). RFC 9113 §5.1 says such late frames are to be ignored (OkHttp issue
-   * 6171).
+   * may be written first, a different fault that the client rightly calls outcome unknown. RFC 9113
+   * §5.1 says such late frames are to be ignored (OkHttp issue 6171).
    */
   private static MockResponse refused() {
     return new MockResponse.Builder().onResponseStart(new SocketEffect.CloseStream(REFUSED_STREAM))

@@ -27,10 +27,10 @@ import org.objectweb.asm.commons.CodeSizeEvaluator;
  *
  * <p>C2 never inlines a hot call to a method over {@code FreqInlineSize} bytecode bytes (325 on
  * x86-64, HotSpot's {@code c2_globals}), so such a method on the healthy path is a call on every
- * operation and a wall for the inlining around it. {@code RetryLoop.decide} (769 bytes) and
- * {@code RetryLoop.ended} (486) were such walls until their non-success parts moved out. This test
- * keeps a change from growing them, or another method, back over the line unnoticed: the
- * benchmarks cannot see it, its cost being inside their noise.
+ * operation and a wall for the inlining around it. So the healthy path's steps keep their rare
+ * branches in methods of their own ({@code RetryLoop.decide} and {@code decideNotSuccess},
+ * {@code RetryLoop.ended} and {@code report}). This test keeps a change from growing a method over
+ * the line unnoticed: the benchmarks cannot see it, its cost being inside their noise.
  *
  * <p>The size is ASM's {@link CodeSizeEvaluator#getMinSize()}: the exact length for a method under
  * 32 KiB but for up to 3 bytes of padding per switch.
