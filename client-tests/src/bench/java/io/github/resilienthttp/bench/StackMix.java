@@ -35,15 +35,26 @@ import okhttp3.OkHttpClient;
  * each round of raw OkHttp follows a round of {@code X}. It prints {@code PHASE after:X raw alone
  * …, with it …, delta …}: raw OkHttp's CPU per call, median of each phase's rounds after its first
  * quarter.
+ *
+ * <p>Prefixed with {@code hooks:} ({@code hooks:sr}, {@code hooks:after:s}), every caller runs on
+ * an application client that already has an event listener (counting starts and ends, as a
+ * metrics listener does) and a network interceptor, instead of OkHttp's defaults.
  */
 public final class StackMix {
+  /** The prefix of {@code callers} that gives the application's client hooks of its own. */
+  private static final String APP_HOOKS = "hooks:";
+
   private StackMix() {}
 
   public static void main(String[] args) throws Throwable {
-    String letters = args[0];
+    boolean appHooks = args[0].startsWith(APP_HOOKS);
+    String letters = appHooks ? args[0].substring(APP_HOOKS.length()) : args[0];
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 40;
     int calls = args.length > 2 ? Integer.parseInt(args[2]) : 100_000;
     SuccessPath s = CallerOverhead.withoutNetwork("GET");
+    if (appHooks) {
+      withApplicationHooks(s);
+    }
     try {
       if (letters.startsWith("after:")) {
         if (letters.length() != "after:X".length()) {
@@ -71,6 +82,32 @@ public final class StackMix {
     } finally {
       s.tearDown();
     }
+  }
+
+  /**
+   * Gives the application's own client, under every caller, the hooks a production client often has
+   * (a metrics event listener, a network interceptor), and rebuilds the stacks on it.
+   */
+  private static void withApplicationHooks(SuccessPath s) {
+    java.util.concurrent.atomic.LongAdder started = new java.util.concurrent.atomic.LongAdder();
+    java.util.concurrent.atomic.LongAdder ended = new java.util.concurrent.atomic.LongAdder();
+    EventListener metrics = new EventListener() {
+      @Override
+      public void callStart(Call call) {
+        started.increment();
+      }
+
+      @Override
+      public void callEnd(Call call) {
+        ended.increment();
+      }
+    };
+    s.okHttp = s.okHttp.newBuilder()
+        .eventListenerFactory(call -> metrics)
+        .addNetworkInterceptor(chain -> chain.proceed(chain.request()))
+        .build();
+    s.sdk = io.github.resilienthttp.ResilientHttpClient.wrap(s.okHttp).build();
+    s.rebuildStacks();
   }
 
   private static Map.Entry<String, InterleavedLatency.Call> caller(SuccessPath s, char c) {

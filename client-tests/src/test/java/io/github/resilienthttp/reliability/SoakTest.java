@@ -248,41 +248,56 @@ class SoakTest {
     server.setProtocols(List.of(okhttp3.Protocol.H2_PRIOR_KNOWLEDGE));
     AtomicInteger streams = new AtomicInteger();
     AtomicInteger refusedStreams = new AtomicInteger();
-    // MockWebServer takes an answer's socket effects from peek(), at the start of the stream, and
-    // its status and body from dispatch(), later on the same thread: the plan goes between them.
-    ThreadLocal<H2Fault> plan = new ThreadLocal<>();
+    // MockWebServer takes an HTTP/2 stream's socket effects from peek() when the stream starts,
+    // and its status and body from dispatch(), later on the same thread. It also calls peek()
+    // again before reading the body (and once per connection on its accepting thread, looking only
+    // at onRequestStart, which no plan uses), so a thread keeps its plan until dispatch() takes it:
+    // a stream is processed or not as the same plan says its stream ends.
+    ThreadLocal<H2Plan> plan = new ThreadLocal<>();
+    AtomicInteger plans = new AtomicInteger();
     server.setDispatcher(new mockwebserver3.Dispatcher() {
       @Override
       public mockwebserver3.MockResponse peek() {
+        H2Plan planned = plan.get();
+        if (planned != null) {
+          return planned.effects();
+        }
         double roll;
         synchronized (faults) {
           roll = faults.nextDouble();
         }
         H2Fault fault = roll < 0.04 ? H2Fault.REFUSED : roll < 0.08 ? H2Fault.UNAVAILABLE
             : roll < 0.11 ? H2Fault.RESET_AFTER_PROCESSING : H2Fault.NONE;
-        plan.set(fault);
         mockwebserver3.MockResponse.Builder b = new mockwebserver3.MockResponse.Builder();
-        if (streams.incrementAndGet() % 25 == 0) {
+        if (plans.incrementAndGet() % 25 == 0) {
           b.onResponseEnd(mockwebserver3.SocketEffect.ShutdownConnection.INSTANCE);
         }
         if (fault == H2Fault.REFUSED) {
-          refusedStreams.incrementAndGet();
-          b.onRequestStart(new mockwebserver3.SocketEffect.CloseStream(0x7));
+          // Refused once the request is read (RFC 9113 §8.7: not processed, however much
+          // arrived). Refused at its start, a DATA frame still arriving could draw MockWebServer's
+          // RST_STREAM(PROTOCOL_ERROR) first, a different fault (RFC 9113 §5.1; OkHttp issue 6171).
+          b.onResponseStart(new mockwebserver3.SocketEffect.CloseStream(0x7));
         } else if (fault == H2Fault.RESET_AFTER_PROCESSING) {
           b.onResponseStart(new mockwebserver3.SocketEffect.CloseStream(0x2));
         }
-        return b.build();
+        planned = new H2Plan(fault, b.build());
+        plan.set(planned);
+        return planned.effects();
       }
 
       @Override
       public mockwebserver3.MockResponse dispatch(mockwebserver3.RecordedRequest request) {
-        H2Fault fault = plan.get();
+        H2Plan planned = plan.get();
         plan.remove();
-        if (fault == null || fault == H2Fault.REFUSED) {
+        streams.incrementAndGet();
+        if (planned == null || planned.fault() == H2Fault.REFUSED) {
+          if (planned != null) {
+            refusedStreams.incrementAndGet();
+          }
           return new mockwebserver3.MockResponse.Builder().code(503).build(); // not processed
         }
         served.incrementAndGet();
-        if (fault == H2Fault.UNAVAILABLE) {
+        if (planned.fault() == H2Fault.UNAVAILABLE) {
           return new mockwebserver3.MockResponse.Builder().code(503).body("busy").build();
         }
         String order = orderOf(request.getBody().utf8());
@@ -291,7 +306,7 @@ class SoakTest {
         if (!replay) {
           effectsByOrder.computeIfAbsent(order, o -> new AtomicInteger()).incrementAndGet();
         }
-        if (fault == H2Fault.RESET_AFTER_PROCESSING) {
+        if (planned.fault() == H2Fault.RESET_AFTER_PROCESSING) {
           resetsAfterProcessing.incrementAndGet(); // processed; the reset loses the answer
         }
         mockwebserver3.MockResponse.Builder b = new mockwebserver3.MockResponse.Builder()
@@ -388,8 +403,11 @@ class SoakTest {
     }
   }
 
-  /** The server's plan for one HTTP/2 stream of the soak. */
+  /** The server's fault for one HTTP/2 stream of the soak. */
   private enum H2Fault { NONE, REFUSED, UNAVAILABLE, RESET_AFTER_PROCESSING }
+
+  /** One HTTP/2 stream's fault and the socket effects that carry it out. */
+  private record H2Plan(H2Fault fault, mockwebserver3.MockResponse effects) {}
 
   private static Map<String, Integer> counts(Map<String, AtomicInteger> m) {
     return m.entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().get()));
