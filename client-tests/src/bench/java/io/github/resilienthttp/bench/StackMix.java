@@ -1,5 +1,6 @@
 package io.github.resilienthttp.bench;
 
+import io.github.resilienthttp.ResilientHttpClient;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
@@ -7,6 +8,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
 import kotlin.jvm.JvmClassMappingKt;
 import kotlin.jvm.functions.Function0;
 import kotlin.reflect.KClass;
@@ -89,8 +91,8 @@ public final class StackMix {
    * (a metrics event listener, a network interceptor), and rebuilds the stacks on it.
    */
   private static void withApplicationHooks(SuccessPath s) {
-    java.util.concurrent.atomic.LongAdder started = new java.util.concurrent.atomic.LongAdder();
-    java.util.concurrent.atomic.LongAdder ended = new java.util.concurrent.atomic.LongAdder();
+    LongAdder started = new LongAdder();
+    LongAdder ended = new LongAdder();
     EventListener metrics = new EventListener() {
       @Override
       public void callStart(Call call) {
@@ -106,7 +108,7 @@ public final class StackMix {
         .eventListenerFactory(call -> metrics)
         .addNetworkInterceptor(chain -> chain.proceed(chain.request()))
         .build();
-    s.sdk = io.github.resilienthttp.ResilientHttpClient.wrap(s.okHttp).build();
+    s.sdk = ResilientHttpClient.wrap(s.okHttp).build();
     s.rebuildStacks();
   }
 
