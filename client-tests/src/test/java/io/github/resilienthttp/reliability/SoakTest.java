@@ -290,10 +290,11 @@ class SoakTest {
         H2Plan planned = plan.get();
         plan.remove();
         streams.incrementAndGet();
-        if (planned == null || planned.fault() == H2Fault.REFUSED) {
-          if (planned != null) {
-            refusedStreams.incrementAndGet();
-          }
+        if (planned == null) {
+          return new mockwebserver3.MockResponse.Builder().code(503).build(); // not processed
+        }
+        if (planned.fault() == H2Fault.REFUSED) {
+          refusedStreams.incrementAndGet();
           return new mockwebserver3.MockResponse.Builder().code(503).build(); // not processed
         }
         served.incrementAndGet();
