@@ -60,6 +60,21 @@ class DeadlineWatchdogDoneHeadTest {
     return watchdog;
   }
 
+  /** A watchdog swept once with {@code first}, whose stack then holds {@code below} and a done one. */
+  private record DoneAbove(DeadlineWatchdog watchdog, Execution first, Execution below,
+      Execution done) {}
+
+  private DoneAbove doneAbove(Replacements hook, Duration belowDeadline) {
+    Execution first = defined(Duration.ofSeconds(30));
+    DeadlineWatchdog watchdog = sweptOnce(hook, first);
+    Execution below = defined(belowDeadline);
+    Execution done = defined(Duration.ofSeconds(30));
+    watchdog.watch(below);
+    watchdog.watch(done);
+    endWithCall(done);
+    return new DoneAbove(watchdog, first, below, done);
+  }
+
   /** {@code op} ends without a response, after joining with a call of its own. */
   private void endWithCall(Execution op) {
     Call call = okHttp.newCall(request);
@@ -94,6 +109,58 @@ class DeadlineWatchdogDoneHeadTest {
       return;
     }
     throw new AssertionError("a sweep overtook every one of " + TRIES + " tries");
+  }
+
+  /**
+   * The joining caller puts its operation where the done one was, linked to what was below it: the
+   * operations under a done head stay on the stack, and are swept.
+   */
+  @Test
+  void aDoneHeadIsReplacedAndTheOperationsBelowItStayWatched() {
+    for (int i = 0; i < TRIES; i++) {
+      Replacements hook = new Replacements();
+      DoneAbove s = doneAbove(hook, Duration.ofSeconds(30));
+      Execution next = defined(Duration.ofSeconds(30));
+      s.watchdog().watch(next);
+      if (hook.seen.isEmpty() || hook.seen.get(0)[1] != s.below()) {
+        continue; // a sweep took the stack before the join: try again
+      }
+      assertThat(hook.seen).hasSize(1);
+      assertThat(hook.seen.get(0)[0]).isSameAs(s.done());
+      assertThat(s.done().isWatched()).isFalse();
+      assertThat(s.below().isWatched()).isTrue();
+      assertThat(s.watchdog().watchedOperations())
+          .containsExactlyInAnyOrder(s.first(), s.below(), next);
+      assertThat(s.watchdog().watchedCount()).isEqualTo(3);
+      return;
+    }
+    throw new AssertionError("a sweep overtook every one of " + TRIES + " tries");
+  }
+
+  /**
+   * The first sweep of an idle watchdog arms the next one at the earliest deadline it saw, not at
+   * the regular tick: an operation due in 8 ms is swept at its deadline, not 10 ms after the join.
+   * A try where the operation was swept before this thread read the armed time (a first sweep
+   * later than the deadline, or a slow reader) is made again.
+   */
+  @Test
+  void theSweepAfterAJoinIsArmedAtTheEarliestDeadline() {
+    for (int i = 0; i < 20; i++) {
+      DeadlineWatchdog watchdog = new DeadlineWatchdog(1);
+      Execution soon = defined(Duration.ofMillis(8));
+      watchdog.watch(soon);
+      await().pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(5))
+          .until(() -> watchdog.nextSweepNanos() != 0);
+      watchdog.watchedCount(); // takes the sweep's lock: returns once the first sweep has ended
+      long armed = watchdog.armedTickNanos();
+      if (!soon.isWatched()) {
+        continue; // already swept: the time read may be that of a later arming
+      }
+      assertThat(armed).as("armed by the first sweep").isEqualTo(soon.realDeadlineNanos());
+      await().atMost(Duration.ofSeconds(5)).until(() -> !soon.isWatched());
+      return;
+    }
+    throw new AssertionError("swept before the armed time could be read, 20 times in a row");
   }
 
   /**
@@ -136,13 +203,11 @@ class DeadlineWatchdogDoneHeadTest {
   void aSweepTakingTheStackFirstMakesTheCallerJoinAgain() {
     for (int i = 0; i < TRIES; i++) {
       Replacements hook = new Replacements();
-      Execution first = defined(Duration.ofSeconds(30));
-      DeadlineWatchdog watchdog = sweptOnce(hook, first);
-      Execution below = defined(Duration.ofSeconds(2));
-      Execution done = defined(Duration.ofSeconds(30));
-      watchdog.watch(below);
-      watchdog.watch(done);
-      endWithCall(done);
+      DoneAbove s = doneAbove(hook, Duration.ofSeconds(2));
+      DeadlineWatchdog watchdog = s.watchdog();
+      Execution first = s.first();
+      Execution below = s.below();
+      Execution done = s.done();
       // Held between the read and the compare-and-set until a sweep took the stack and forgot the
       // done operation (the first replacement only).
       hook.then = (head, under) -> {

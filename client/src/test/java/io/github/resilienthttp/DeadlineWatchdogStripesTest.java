@@ -162,7 +162,11 @@ class DeadlineWatchdogStripesTest {
     assertThat(watchdog.isRunning()).isTrue();
 
     Execution late = defined(Duration.ofMillis(100));
-    Thread joiner = new Thread(() -> watchdog.watch(late));
+    // A joiner on the last stripe: a scan of the stripes that stopped one short would miss it.
+    Thread joiner;
+    do {
+      joiner = new Thread(() -> watchdog.watch(late));
+    } while (watchdog.stripeOf(joiner) != watchdog.stripes() - 1);
     joiner.start();
     joiner.join();
     assertThat(late.isWatched()).isTrue();

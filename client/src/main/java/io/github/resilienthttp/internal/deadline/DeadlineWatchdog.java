@@ -108,6 +108,8 @@ public final class DeadlineWatchdog {
   /** The time by which the next tick runs at the latest (System.nanoTime), while running. */
   private volatile long nextSweepNanos;
   private volatile long idleSinceNanos;
+  /** When the tick timer was last armed to fire (System.nanoTime); see {@link #armedTickNanos}. */
+  private volatile long armedTickNanos;
   /** See {@link #beforeIdleStopForTests}; null but in tests. */
   private volatile Runnable beforeIdleStop;
   /** Run between reading a done head and replacing it (tests only: null otherwise). */
@@ -256,8 +258,9 @@ public final class DeadlineWatchdog {
       }
     }
     if (!running.get() && running.compareAndSet(false, true)) {
-      idleSinceNanos = System.nanoTime();
-      armTick(0);
+      long now = System.nanoTime();
+      idleSinceNanos = now;
+      armTickAt(now);
     } else if (op.realDeadlineNanos() - nextSweepNanos < 0) {
       // Due before the next tick (a deadline under 10 ms away): not seen in time otherwise.
       earlyTimers.incrementAndGet();
@@ -345,11 +348,24 @@ public final class DeadlineWatchdog {
     }
   }
 
-  /** Arms the tick timer to fire in {@code delayNanos}; only the owner of the tick calls this. */
-  private void armTick(long delayNanos) {
+  /**
+   * Arms the tick timer to fire at {@code atNanos} ({@link System#nanoTime()}; a time already
+   * past fires at once); only the owner of the tick calls this.
+   */
+  private void armTickAt(long atNanos) {
     tickTimer.exit(); // back to idle after it fired (a no-op the first time)
-    tickTimer.deadlineNanoTime(System.nanoTime() + Math.max(0, delayNanos));
+    tickTimer.deadlineNanoTime(atNanos);
+    armedTickNanos = atNanos;
     tickTimer.enter();
+  }
+
+  /**
+   * When the tick timer was last armed to fire.
+   *
+   * @return the time, in {@link System#nanoTime()}; 0 before the first tick was armed (for tests)
+   */
+  public long armedTickNanos() {
+    return armedTickNanos;
   }
 
   /**
@@ -420,7 +436,7 @@ public final class DeadlineWatchdog {
         return;
       }
     }
-    armTick(earliest - System.nanoTime());
+    armTickAt(earliest);
   }
 
   /** Stops the call of an operation whose deadline has passed (see the class comment). */
@@ -480,7 +496,7 @@ public final class DeadlineWatchdog {
         // The thread times out every OkHttp socket in the JVM: keep it alive, whatever happened.
         log.error("deadline sweep failed; sweeping again in 10 ms", e);
         if (isTick) {
-          armTick(TICK_NANOS);
+          armTickAt(System.nanoTime() + TICK_NANOS);
         }
       }
     }

@@ -111,6 +111,37 @@ class BulkheadGateTest {
     assertThat(available(gate)).isEqualTo(1);
   }
 
+  /**
+   * A waiter served in turn leaves the queue's count of give-ups as it was, so the waiters that
+   * give up after a thousand were served are still swept once they are half the queue.
+   */
+  @Test
+  void waitersServedBeforeDoNotDelayTheSweepOfThoseThatGiveUp() {
+    BulkheadGate gate = gate(1, Duration.ofSeconds(30));
+    assertThat(gate.acquireAsync(LONG_WAIT, scheduler).join()).isTrue();
+    for (int i = 0; i < 1_000; i++) {
+      CompletableFuture<Boolean> next = gate.acquireAsync(LONG_WAIT, scheduler);
+      assertThat(next).isNotDone();
+      gate.release(); // the permit goes to the queued waiter, which holds it until the next round
+      assertThat(next.join()).isTrue();
+    }
+    assertThat(gate.queued()).isZero();
+    int n = 1_000;
+    List<CompletableFuture<Boolean>> waits = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      waits.add(gate.acquireAsync(LONG_WAIT, scheduler));
+    }
+    for (int i = n - 1; i >= 1; i--) {
+      gate.giveUp(waits.get(i));
+    }
+    assertThat(gate.queued()).isBetween(1, 1 + 16); // the live one, and a few dead ones not yet swept
+    gate.release();
+    assertThat(waits.get(0).join()).isTrue();
+    assertThat(gate.queued()).isZero();
+    gate.release();
+    assertThat(available(gate)).isEqualTo(1);
+  }
+
   @Test
   void syncAndAsyncWaitersAreServedInArrivalOrder() throws Exception {
     BulkheadGate gate = gate(1, Duration.ofSeconds(30));
@@ -162,6 +193,23 @@ class BulkheadGateTest {
     assertThat(newcomer).isNotDone();
     gate.release();
     assertThat(newcomer.join()).isTrue();
+  }
+
+  /**
+   * The blocking wait: a free permit is taken at once; with none free, no time left means no wait,
+   * and a wait that runs out gives up its place and holds no permit.
+   */
+  @Test
+  void aBlockingWaitTakesAFreePermitAndGivesUpWhenItsTimeRunsOut() throws Exception {
+    BulkheadGate gate = gate(1, Duration.ofMillis(50));
+    assertThat(gate.acquire(LONG_WAIT, CompletableFuture::new)).isTrue();
+    assertThat(available(gate)).isZero();
+    assertThat(gate.acquire(0, CompletableFuture::new)).as("no time left").isFalse();
+    assertThat(gate.queued()).isZero();
+    assertThat(gate.acquire(LONG_WAIT, CompletableFuture::new)).as("50 ms, none free").isFalse();
+    assertThat(gate.queued()).isZero();
+    gate.release();
+    assertThat(available(gate)).isEqualTo(1);
   }
 
   @Test
@@ -220,6 +268,19 @@ class BulkheadGateTest {
     assertThat(gate.queued()).isZero();
     gate.release();
     assertThat(available(gate)).isEqualTo(1);
+  }
+
+  /**
+   * A rejected wait is reported as cut by the deadline only when the deadline left less than the
+   * bulkhead's own maximum wait.
+   */
+  @Test
+  void aWaitIsCutByTheDeadlineOnlyWhenItWasShorterThanTheBulkheadsMaximum() {
+    BulkheadGate gate = gate(1, Duration.ofMillis(200));
+    long max = Duration.ofMillis(200).toNanos();
+    assertThat(gate.cutByDeadline(max - 1)).isTrue();
+    assertThat(gate.cutByDeadline(max)).isFalse();
+    assertThat(gate.cutByDeadline(LONG_WAIT)).isFalse();
   }
 
   @Test

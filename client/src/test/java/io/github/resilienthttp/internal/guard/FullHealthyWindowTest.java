@@ -175,12 +175,17 @@ class FullHealthyWindowTest {
     assertThat(clock.reads).hasValue(75);
     assertThat(window.isMarked()).isTrue();
 
-    // Recorded, it is measured: a reading past the threshold is a slow call, and ends the shortcut.
+    // Recorded, it is measured from its start: a reading past the threshold is a slow call, and
+    // ends the shortcut.
     window.onError(FAST, BOOM);
-    clock.reading = Duration.ofSeconds(61).toNanos();
-    window.onFastSuccess(clock, 0);
+    long start = Duration.ofHours(1).toNanos();
+    clock.reading = start + Duration.ofSeconds(10).toNanos();
+    window.onFastSuccess(clock, start);
+    assertThat(b.real.getMetrics().getNumberOfSlowSuccessfulCalls()).as("10 s: fast").isZero();
+    clock.reading = start + Duration.ofSeconds(61).toNanos();
+    window.onFastSuccess(clock, start);
     assertThat(b.real.getMetrics().getNumberOfSlowSuccessfulCalls()).isEqualTo(1);
-    assertThat(clock.reads).hasValue(76);
+    assertThat(clock.reads).hasValue(77);
     assertThat(window.isMarked()).isFalse();
   }
 
