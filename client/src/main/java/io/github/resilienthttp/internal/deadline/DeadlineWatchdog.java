@@ -108,8 +108,6 @@ public final class DeadlineWatchdog {
   /** The time by which the next tick runs at the latest (System.nanoTime), while running. */
   private volatile long nextSweepNanos;
   private volatile long idleSinceNanos;
-  /** When the tick timer was last armed to fire (System.nanoTime); see {@link #armedTickNanos}. */
-  private volatile long armedTickNanos;
   /** See {@link #beforeIdleStopForTests}; null but in tests. */
   private volatile Runnable beforeIdleStop;
   /** Run between reading a done head and replacing it (tests only: null otherwise). */
@@ -355,17 +353,17 @@ public final class DeadlineWatchdog {
   private void armTickAt(long atNanos) {
     tickTimer.exit(); // back to idle after it fired (a no-op the first time)
     tickTimer.deadlineNanoTime(atNanos);
-    armedTickNanos = atNanos;
     tickTimer.enter();
   }
 
   /**
-   * When the tick timer was last armed to fire.
+   * When the tick timer was last armed to fire: its deadline, read under the sweep's lock, so that
+   * an arming by a sweep that has ended is seen.
    *
    * @return the time, in {@link System#nanoTime()}; 0 before the first tick was armed (for tests)
    */
-  public long armedTickNanos() {
-    return armedTickNanos;
+  public synchronized long armedTickNanos() {
+    return tickTimer.hasDeadline() ? tickTimer.deadlineNanoTime() : 0;
   }
 
   /**
