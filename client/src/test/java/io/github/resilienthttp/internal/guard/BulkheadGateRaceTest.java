@@ -20,11 +20,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The bulkhead gate's two races that no single-threaded test can place, run many thousand times so
+ * The bulkhead gate's races, which no single-threaded test can place, run many thousand times so
  * that they happen: a permit freed between a newcomer's failed try and its place in the queue, and
- * a permit granted to a waiter just as its wait runs out or it is interrupted. Each test fails within seconds when the
- * gate's handling of its race is removed (checked by hand: see docs/project-layout.md, "Mutation
- * testing"); without that defect nothing here can fail but a lost permit or a wait of 5 s.
+ * a permit granted to a waiter just as its wait runs out or it is interrupted. Each test fails
+ * within seconds when the gate's handling of its race is removed (checked by hand: see
+ * docs/project-layout.md, "Mutation testing").
  */
 @Timeout(60)
 class BulkheadGateRaceTest {
@@ -43,6 +43,14 @@ class BulkheadGateRaceTest {
 
   private static int available(BulkheadGate gate) {
     return gate.bulkhead().getMetrics().getAvailableConcurrentCalls();
+  }
+
+  /** Holds the thread for {@code nanos} without parking: a sleep would be far coarser. */
+  private static void spin(long nanos) {
+    long until = System.nanoTime() + nanos;
+    while (System.nanoTime() - until < 0) {
+      Thread.onSpinWait();
+    }
   }
 
   /** What one caller does in a loop; returns whether the permit was granted. */
@@ -72,10 +80,7 @@ class BulkheadGateRaceTest {
               refused.incrementAndGet();
               continue;
             }
-            long until = System.nanoTime() + (maxHoldNanos == 0 ? 0 : random.nextLong(maxHoldNanos));
-            while (System.nanoTime() - until < 0) {
-              Thread.onSpinWait();
-            }
+            spin(maxHoldNanos == 0 ? 0 : random.nextLong(maxHoldNanos));
             gate.release();
           }
         } catch (Throwable e) { // NOPMD: reported to the test thread below
@@ -154,10 +159,7 @@ class BulkheadGateRaceTest {
           try {
             if (gate.acquire(LONG_WAIT, CompletableFuture::new)) {
               granted.incrementAndGet();
-              long until = System.nanoTime() + random.nextLong(20_000);
-              while (System.nanoTime() - until < 0) {
-                Thread.onSpinWait();
-              }
+              spin(random.nextLong(20_000));
               gate.release();
             }
           } catch (InterruptedException e) {
@@ -174,10 +176,7 @@ class BulkheadGateRaceTest {
       SplittableRandom random = new SplittableRandom(99);
       while (!stop.get()) {
         callers.get(random.nextInt(callers.size())).interrupt();
-        long until = System.nanoTime() + random.nextLong(10_000);
-        while (System.nanoTime() - until < 0) {
-          Thread.onSpinWait();
-        }
+        spin(random.nextLong(10_000));
       }
     }, "interrupter");
     callers.forEach(Thread::start);
