@@ -1,8 +1,9 @@
 package io.github.resilienthttp.internal.guard;
 
+import static io.github.resilienthttp.internal.guard.BulkheadGateTest.available;
+import static io.github.resilienthttp.internal.guard.BulkheadGateTest.gate;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.resilience4j.bulkhead.BulkheadConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,15 +35,6 @@ class BulkheadGateRaceTest {
   @AfterEach
   void tearDown() {
     scheduler.shutdownNow();
-  }
-
-  private static BulkheadGate gate(int permits, Duration maxWait) {
-    return new BulkheadGate("race", BulkheadConfig.custom().maxConcurrentCalls(permits)
-        .maxWaitDuration(maxWait).build());
-  }
-
-  private static int available(BulkheadGate gate) {
-    return gate.bulkhead().getMetrics().getAvailableConcurrentCalls();
   }
 
   /** Holds the thread for {@code nanos} without parking: a sleep would be far coarser. */

@@ -28,12 +28,12 @@ class BulkheadGateTest {
     scheduler.shutdownNow();
   }
 
-  private static BulkheadGate gate(int permits, Duration maxWait) {
+  static BulkheadGate gate(int permits, Duration maxWait) {
     return new BulkheadGate("test", BulkheadConfig.custom().maxConcurrentCalls(permits)
         .maxWaitDuration(maxWait).build());
   }
 
-  private int available(BulkheadGate gate) {
+  static int available(BulkheadGate gate) {
     return gate.bulkhead().getMetrics().getAvailableConcurrentCalls();
   }
 
