@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
 /** The bulkhead gate's queue: FIFO for sync and async waiters, no recursion, no lost permit. */
 @Timeout(30)
 class BulkheadGateTest {
-  private static final long LONG_WAIT = TimeUnit.SECONDS.toNanos(30);
+  static final long LONG_WAIT = TimeUnit.SECONDS.toNanos(30);
   private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
 
   @AfterEach
