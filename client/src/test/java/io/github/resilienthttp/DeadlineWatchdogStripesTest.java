@@ -42,9 +42,56 @@ class DeadlineWatchdogStripesTest {
     assertThat(new DeadlineWatchdog(8).stripes()).isEqualTo(8);
     assertThat(new DeadlineWatchdog(9).stripes()).isEqualTo(16);
     assertThat(new DeadlineWatchdog(1_000).stripes()).isEqualTo(DeadlineWatchdog.MAX_STRIPES);
-    assertThat(new DeadlineWatchdog().stripes())
-        .isEqualTo(Math.min(DeadlineWatchdog.MAX_STRIPES,
-            Integer.highestOneBit(Runtime.getRuntime().availableProcessors() * 8 - 1)));
+    // The default does not depend on the cores: what a stripe saves depends on the callers.
+    assertThat(new DeadlineWatchdog().stripes()).isEqualTo(DeadlineWatchdog.MAX_STRIPES);
+    assertThat(client.runtime().deadlineWatchdog().stripes())
+        .isEqualTo(DeadlineWatchdog.MAX_STRIPES);
+  }
+
+  /**
+   * With the client's own watchdog, 64 caller threads each have a stack, so each one's done
+   * operation is taken off its stack by its next one: however many operations they run, only
+   * their last ones are watched, and no sweep has a pile to walk. (On eight stripes, 16 callers
+   * pushed onto each other's operations in flight, and every sweep walked what had piled up.)
+   */
+  @Test
+  void callersAloneOnTheirStripesLeaveOnlyTheirLastOperationWatched() throws InterruptedException {
+    DeadlineWatchdog watchdog = client.runtime().deadlineWatchdog();
+    int perCaller = 50;
+    List<List<Execution>> opsByCaller = new ArrayList<>();
+    CountDownLatch go = new CountDownLatch(1);
+    List<Thread> threads = threadsOnEveryStripe(watchdog, 1, i -> {
+      List<Execution> mine = new ArrayList<>();
+      for (int k = 0; k < perCaller; k++) {
+        mine.add(defined(Duration.ofSeconds(30)));
+      }
+      opsByCaller.add(mine);
+      return () -> {
+        try {
+          go.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+        for (Execution op : mine) {
+          watchdog.watch(op);
+          op.endWithoutResponse(); // done: nothing is left to read
+        }
+      };
+    });
+    assertThat(threads).hasSize(DeadlineWatchdog.MAX_STRIPES);
+    for (Thread t : threads) {
+      t.start();
+    }
+    go.countDown();
+    for (Thread t : threads) {
+      t.join();
+    }
+    // A sweep may have forgotten some last operations too; none of the earlier ones is left.
+    assertThat(watchdog.watchedCount()).isLessThanOrEqualTo(threads.size());
+    for (List<Execution> mine : opsByCaller) {
+      assertThat(mine.subList(0, perCaller - 1)).noneMatch(Execution::isWatched);
+    }
   }
 
   @Test

@@ -113,9 +113,16 @@ public final class DeadlineWatchdog {
   /** Run between reading a done head and replacing it (tests only: null otherwise). */
   private final BiConsumer<Execution, Execution> beforeReplace;
 
-  /** A watchdog with four stripes per available processor, at most {@link #MAX_STRIPES}. */
+  /**
+   * A watchdog with {@link #MAX_STRIPES} stripes, whatever the number of processors: what a stripe
+   * saves depends on how many caller threads share it, not on the cores. A thread alone on its
+   * stripe finds its own previous, done operation at the head and takes its place, so the sweep
+   * never visits it and no other core's cache line is read or written; two threads on one stripe
+   * (16 callers on eight stripes) push onto each other's operations in flight, and the sweep then
+   * walks the pile. 64 stripes cost about 4 KiB per client and 64 reads per sweep.
+   */
   public DeadlineWatchdog() {
-    this(Runtime.getRuntime().availableProcessors() * 4);
+    this(MAX_STRIPES);
   }
 
   /**
