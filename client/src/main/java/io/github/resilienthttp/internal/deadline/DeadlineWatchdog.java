@@ -118,8 +118,8 @@ public final class DeadlineWatchdog {
    * saves depends on how many caller threads share it, not on the cores. A thread alone on its
    * stripe finds its own previous, done operation at the head and takes its place, so the sweep
    * never visits it and no other core's cache line is read or written; two threads on one stripe
-   * (16 callers on eight stripes) push onto each other's operations in flight, and the sweep then
-   * walks the pile. 64 stripes cost about 4 KiB per client and 64 reads per sweep.
+   * push onto each other's operations in flight, and the sweep then walks the pile. 64 stripes cost
+   * about 4 KiB per client and 64 reads per sweep.
    */
   public DeadlineWatchdog() {
     this(MAX_STRIPES);
