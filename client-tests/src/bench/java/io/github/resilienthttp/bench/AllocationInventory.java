@@ -28,14 +28,16 @@ import okhttp3.ResponseBody;
  * <pre>
  * java -XX:+UnlockExperimentalVMOptions -XX:+UseEpsilonGC -Xms3g -Xmx3g \
  *   -cp client-tests/target/benchmarks.jar io.github.resilienthttp.bench.AllocationInventory \
- *   GET|POST raw|sdk|r4j|failsafe [nonet|loopback] [warm-up calls] [measured calls]
+ *   GET|POST raw|sdk|r4j|failsafe [nonet|wire|loopback] [warm-up calls] [measured calls]
  * </pre>
  *
  * <p>{@code nonet} (the default) answers every request in the client's last application
- * interceptor, as {@link CallerOverhead} does; {@code loopback} sends it to a
+ * interceptor, as {@link CallerOverhead} does; {@code wire} runs OkHttp's whole call over a
+ * {@link MemoryWire} (the network half included, no socket); {@code loopback} sends it to a
  * {@link LoopbackHttpServer}. The heap must hold every call's objects: about 1.5 KB per call
- * without the network, 9 KB on loopback (the defaults, 600,000 + 100,000 calls, fit in 3 GB
- * without the network; use 100,000 + 50,000 and 6 GB on loopback).
+ * without the network, 9 KB over the memory wire or on loopback (the defaults, 600,000 + 100,000
+ * calls, fit in 3 GB without the network; use 100,000 + 50,000 and 6 GB over the wire or on
+ * loopback).
  */
 public final class AllocationInventory {
   private static final Pattern ROW = Pattern.compile("\\s*\\d+:\\s+(\\d+)\\s+(\\d+)\\s+(\\S+).*");
@@ -45,13 +47,20 @@ public final class AllocationInventory {
   public static void main(String[] args) throws Throwable {
     String method = args[0];
     String caller = args[1];
-    boolean network = args.length > 2 && args[2].equals("loopback");
+    String where = args.length > 2 ? args[2] : "nonet";
+    boolean network = where.equals("loopback");
+    boolean overWire = where.equals("wire");
     int warmUp = args.length > 3 ? Integer.parseInt(args[3]) : 600_000;
     int calls = args.length > 4 ? Integer.parseInt(args[4]) : 100_000;
-    SuccessPath s = new SuccessPathLatencyBenchmark();
-    s.method = method;
-    s.setUp();
-    if (!network) {
+    SuccessPath s;
+    if (overWire) {
+      s = CallerOverhead.overMemoryWire(method);
+    } else {
+      s = new SuccessPathLatencyBenchmark();
+      s.method = method;
+      s.setUp();
+    }
+    if (!network && !overWire) {
       byte[] body = "{\"id\":\"pay_1\",\"status\":\"succeeded\"}"
           .getBytes(java.nio.charset.StandardCharsets.UTF_8);
       MediaType json = MediaType.get("application/json");
@@ -73,7 +82,8 @@ public final class AllocationInventory {
         call.run();
       }
       String after = histogram();
-      print(method + " " + caller + (network ? " (loopback)" : " (no network)"), before, after, calls);
+      print(method + " " + caller + (network ? " (loopback)"
+          : overWire ? " (memory wire)" : " (no network)"), before, after, calls);
     } finally {
       s.tearDown();
     }

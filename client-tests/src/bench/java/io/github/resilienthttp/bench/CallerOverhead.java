@@ -22,8 +22,11 @@ import okhttp3.ResponseBody;
  * {@link ThreadMXBean#getThreadAllocatedBytes(long)} on the calling thread only, so it is exact up
  * to the JIT's escape analysis. CPU is the calling thread's, and also that of all Java threads
  * (which counts the work a caller hands to other threads, such as OkHttp's call timeout waking
- * Okio's watchdog thread; a little noisier). The network interceptor of the SDK is not reached here (about 100
- * bytes and a few nanoseconds more on a real call; the JMH run includes it).
+ * Okio's watchdog thread; a little noisier). OkHttp's network half is not reached here, so neither
+ * is what a stack does per network request (the SDK's network interceptor, one more
+ * {@code RealInterceptorChain} of 112 B, and its "sent" event); {@link #overMemoryWire} runs the
+ * whole call without a socket ({@code StackMix wire:…}, {@code AllocationInventory … wire};
+ * BENCHMARKS.md's sixteenth run).
  *
  * <pre>
  * java -cp client-tests/target/benchmarks.jar io.github.resilienthttp.bench.CallerOverhead [rounds] [calls per round]
@@ -67,6 +70,25 @@ public final class CallerOverhead {
     s.method = method;
     s.setUp();
     s.okHttp = s.okHttp.newBuilder().addInterceptor(answer).build();
+    s.sdk = io.github.resilienthttp.ResilientHttpClient.wrap(s.okHttp).build();
+    s.rebuildStacks();
+    return s;
+  }
+
+  /**
+   * The callers of {@link SuccessPath} for {@code method} on a client whose sockets are a
+   * {@link MemoryWire}: OkHttp runs the whole call, its network half included, and every request is
+   * answered with the same {@code 200} that {@link #withoutNetwork} gives, without the kernel or a
+   * second thread. What a stack does per network request (the SDK's network interceptor and its
+   * "sent" event) is counted here and not there. The caller tears it down.
+   */
+  static SuccessPath overMemoryWire(String method) throws Throwable {
+    byte[] body = "{\"id\":\"pay_1\",\"status\":\"succeeded\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    SuccessPath s = new SuccessPathLatencyBenchmark();
+    s.method = method;
+    s.setUp();
+    s.okHttp = s.okHttp.newBuilder()
+        .socketFactory(new MemoryWire("200 OK", "application/json", body)).build();
     s.sdk = io.github.resilienthttp.ResilientHttpClient.wrap(s.okHttp).build();
     s.rebuildStacks();
     return s;

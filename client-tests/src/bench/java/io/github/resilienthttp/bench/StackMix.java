@@ -41,19 +41,37 @@ import okhttp3.OkHttpClient;
  * <p>Prefixed with {@code hooks:} ({@code hooks:sr}, {@code hooks:after:s}), every caller runs on
  * an application client that already has an event listener (counting starts and ends, as a
  * metrics listener does) and a network interceptor, instead of OkHttp's defaults.
+ *
+ * <p>Prefixed with {@code wire:} ({@code wire:osr}, {@code wire:hooks:after:s}), every call runs
+ * over a {@link MemoryWire}: OkHttp's whole call, its network half included, answered in the JVM,
+ * instead of being answered by an application interceptor before the network half. After
+ * {@code wire:}, {@code post:} ({@code wire:post:osr}) measures the guard's keyed POST table (a
+ * new key per call in every stack) instead of GET.
  */
 public final class StackMix {
   /** The prefix of {@code callers} that gives the application's client hooks of its own. */
   private static final String APP_HOOKS = "hooks:";
 
+  /** The prefix of {@code callers} that runs every call over a {@link MemoryWire}. */
+  private static final String MEMORY_WIRE = "wire:";
+
+  /** The prefix of {@code callers} that measures the guard's keyed POST table instead of GET. */
+  private static final String KEYED_POST = "post:";
+
   private StackMix() {}
 
   public static void main(String[] args) throws Throwable {
-    boolean appHooks = args[0].startsWith(APP_HOOKS);
-    String letters = appHooks ? args[0].substring(APP_HOOKS.length()) : args[0];
+    boolean overWire = args[0].startsWith(MEMORY_WIRE);
+    String spec = overWire ? args[0].substring(MEMORY_WIRE.length()) : args[0];
+    boolean post = spec.startsWith(KEYED_POST);
+    spec = post ? spec.substring(KEYED_POST.length()) : spec;
+    String method = post ? "POST" : "GET";
+    boolean appHooks = spec.startsWith(APP_HOOKS);
+    String letters = appHooks ? spec.substring(APP_HOOKS.length()) : spec;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 40;
     int calls = args.length > 2 ? Integer.parseInt(args[2]) : 100_000;
-    SuccessPath s = CallerOverhead.withoutNetwork("GET");
+    SuccessPath s = overWire
+        ? CallerOverhead.overMemoryWire(method) : CallerOverhead.withoutNetwork(method);
     if (appHooks) {
       withApplicationHooks(s);
     }
@@ -63,6 +81,9 @@ public final class StackMix {
           throw new IllegalArgumentException(letters + ": after: takes one caller letter");
         }
         after(s, letters, caller(s, letters.charAt(letters.length() - 1)).getValue(), rounds, calls);
+        if (overWire) {
+          checkOneConnection(s);
+        }
         return;
       }
       Map<String, InterleavedLatency.Call> callers = new LinkedHashMap<>();
@@ -73,16 +94,34 @@ public final class StackMix {
       if (callers.size() != letters.length()) {
         throw new IllegalArgumentException("callers " + letters + ": each letter once");
       }
-      Map<String, CallerOverhead.Added> added = CallerOverhead.table("GET, callers " + letters
-          + " in one JVM (no network, 1 thread)", callers, rounds, calls);
+      Map<String, CallerOverhead.Added> added = CallerOverhead.table(method + ", callers " + letters
+          + " in one JVM (" + (overWire ? "memory wire" : "no network") + ", 1 thread)",
+          callers, rounds, calls);
       StringBuilder result = new StringBuilder("RESULT callers=" + letters);
       int i = 0;
       for (CallerOverhead.Added a : added.values()) {
         result.append(String.format(Locale.ROOT, " %c=%+.1f", letters.charAt(i++), a.cpuNanos()));
       }
       System.out.println(result);
+      if (overWire) {
+        checkOneConnection(s);
+      }
     } finally {
       s.tearDown();
+    }
+  }
+
+  /**
+   * Fails the run if the memory wire made more than one connection: every call of this one-thread
+   * run should reuse OkHttp's pooled connection, and a row that also paid for a connection's
+   * set-up would not compare calls alone.
+   */
+  private static void checkOneConnection(SuccessPath s) {
+    int sockets = ((MemoryWire) s.okHttp.socketFactory()).socketsCreated();
+    System.out.println("memory wire: " + sockets + " connection(s)");
+    if (sockets != 1) {
+      throw new IllegalStateException("the memory wire made " + sockets
+          + " connections; one thread's calls should all reuse one");
     }
   }
 
@@ -116,8 +155,10 @@ public final class StackMix {
     return switch (c) {
       case 'o' -> Map.entry(CallerOverhead.RAW, s::rawOkHttpCall);
       case 's' -> Map.entry(CallerOverhead.SDK_STACK, s::sdkWithBulkheadCall);
-      case 'f' -> Map.entry(CallerOverhead.FAILSAFE_STACK, s::failsafeStackCall);
-      case 'r' -> Map.entry(CallerOverhead.R4J_STACK, s::resilience4jStackCall);
+      case 'f' -> Map.entry(CallerOverhead.FAILSAFE_STACK,
+          "POST".equals(s.method) ? s::failsafeStackWithNewKeyCall : s::failsafeStackCall);
+      case 'r' -> Map.entry(CallerOverhead.R4J_STACK,
+          "POST".equals(s.method) ? s::resilience4jStackWithNewKeyCall : s::resilience4jStackCall);
       case 'R' -> Map.entry("resilience4j `Retry` alone", s::resilience4jRetryCall);
       case 'c' -> Map.entry("OkHttp on a client configured like the SDK's", likeTheSdks(s));
       default -> throw new IllegalArgumentException("caller '" + c + "': one of o, s, f, r, R, c");
