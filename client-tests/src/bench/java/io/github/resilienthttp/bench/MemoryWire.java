@@ -22,13 +22,16 @@ import okio.AsyncTimeout;
  * parsing, the event listener's request and response events), where the answering application
  * interceptor of {@link CallerOverhead#withoutNetwork} cuts the call short before any of that. So
  * what a stack does per network request (the SDK's network interceptor and its "sent" event) is
- * counted, without a socket, a second thread or the kernel. Benchmark code only.
+ * counted, without the kernel's sockets or a server thread. (OkHttp 5 still wakes its own task
+ * thread once per call, to schedule its connection pool's cleanup, as it does on a real network.)
+ * Benchmark code only.
  *
  * <p>A request is complete when its header block ends ({@code CRLF CRLF}) and, if it declared a
- * {@code Content-Length}, when that many body bytes followed. A read while no complete request
- * waits for its answer times out at once, which is what OkHttp's health check of a pooled
- * connection expects from an idle peer. Each socket is used by one call at a time, as OkHttp uses
- * an HTTP/1.1 connection; the factory is thread-safe.
+ * {@code Content-Length}, when that many body bytes followed (a chunked body is not parsed; the
+ * harnesses send none). A read while no complete request waits for its answer times out at once,
+ * which is what OkHttp's health check of a pooled connection expects from an idle peer. Each
+ * socket is used by one call at a time, as OkHttp uses an HTTP/1.1 connection; the factory is
+ * thread-safe.
  *
  * <p>Every read and write of a socket enters an Okio {@link AsyncTimeout} (OkHttp's read and write
  * timeouts), and an entry that goes to the head of Okio's timeout queue wakes Okio's watchdog
