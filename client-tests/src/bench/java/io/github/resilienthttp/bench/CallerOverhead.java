@@ -33,6 +33,9 @@ import okhttp3.ResponseBody;
  * </pre>
  */
 public final class CallerOverhead {
+  /** The body of the {@code 200} that answers every call of the no-network and wire harnesses. */
+  private static final String ANSWER = "{\"id\":\"pay_1\",\"status\":\"succeeded\"}";
+
   private static volatile Object published;
 
   private CallerOverhead() {}
@@ -61,7 +64,7 @@ public final class CallerOverhead {
    * reaches the network. The caller tears it down.
    */
   static SuccessPath withoutNetwork(String method) throws Throwable {
-    byte[] body = "{\"id\":\"pay_1\",\"status\":\"succeeded\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] body = ANSWER.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     MediaType json = MediaType.get("application/json");
     Interceptor answer = chain -> new Response.Builder().request(chain.request())
         .protocol(Protocol.HTTP_1_1).code(200).message("OK")
@@ -78,12 +81,12 @@ public final class CallerOverhead {
   /**
    * The callers of {@link SuccessPath} for {@code method} on a client whose sockets are a
    * {@link MemoryWire}: OkHttp runs the whole call, its network half included, and every request is
-   * answered with the same {@code 200} that {@link #withoutNetwork} gives, without the kernel or a
-   * second thread. What a stack does per network request (the SDK's network interceptor and its
+   * answered with the same {@code 200} that {@link #withoutNetwork} gives, without the kernel's
+   * sockets or a server thread. What a stack does per network request (the SDK's network interceptor and its
    * "sent" event) is counted here and not there. The caller tears it down.
    */
   static SuccessPath overMemoryWire(String method) throws Throwable {
-    byte[] body = "{\"id\":\"pay_1\",\"status\":\"succeeded\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] body = ANSWER.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     SuccessPath s = new SuccessPathLatencyBenchmark();
     s.method = method;
     s.setUp();

@@ -44,9 +44,11 @@ import okhttp3.OkHttpClient;
  *
  * <p>Prefixed with {@code wire:} ({@code wire:osr}, {@code wire:hooks:after:s}), every call runs
  * over a {@link MemoryWire}: OkHttp's whole call, its network half included, answered in the JVM,
- * instead of being answered by an application interceptor before the network half. After
- * {@code wire:}, {@code post:} ({@code wire:post:osr}) measures the guard's keyed POST table (a
- * new key per call in every stack) instead of GET.
+ * instead of being answered by an application interceptor before the network half.
+ *
+ * <p>Prefixed with {@code post:} ({@code post:osr}, after {@code wire:} too: {@code wire:post:osr}),
+ * the callers measure the guard's keyed POST table (a new key per call in every stack) instead of
+ * GET.
  */
 public final class StackMix {
   /** The prefix of {@code callers} that gives the application's client hooks of its own. */
