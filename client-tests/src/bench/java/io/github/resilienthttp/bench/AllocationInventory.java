@@ -10,11 +10,6 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.management.ObjectName;
-import okhttp3.Interceptor;
-import okhttp3.MediaType;
-import okhttp3.Protocol;
-import okhttp3.Response;
-import okhttp3.ResponseBody;
 
 /**
  * What one caller of {@link SuccessPath} allocates per call, <em>by class</em>: the objects a call
@@ -48,28 +43,19 @@ public final class AllocationInventory {
     String method = args[0];
     String caller = args[1];
     String where = args.length > 2 ? args[2] : "nonet";
-    boolean network = where.equals("loopback");
-    boolean overWire = where.equals("wire");
     int warmUp = args.length > 3 ? Integer.parseInt(args[3]) : 600_000;
     int calls = args.length > 4 ? Integer.parseInt(args[4]) : 100_000;
     SuccessPath s;
-    if (overWire) {
-      s = CallerOverhead.overMemoryWire(method);
-    } else {
-      s = new SuccessPathLatencyBenchmark();
-      s.method = method;
-      s.setUp();
-    }
-    if (!network && !overWire) {
-      byte[] body = "{\"id\":\"pay_1\",\"status\":\"succeeded\"}"
-          .getBytes(java.nio.charset.StandardCharsets.UTF_8);
-      MediaType json = MediaType.get("application/json");
-      Interceptor answer = chain -> new Response.Builder().request(chain.request())
-          .protocol(Protocol.HTTP_1_1).code(200).message("OK")
-          .body(ResponseBody.create(body, json)).build();
-      s.okHttp = s.okHttp.newBuilder().addInterceptor(answer).build();
-      s.sdk = io.github.resilienthttp.ResilientHttpClient.wrap(s.okHttp).build();
-      s.rebuildStacks();
+    switch (where) {
+      case "nonet" -> s = CallerOverhead.withoutNetwork(method);
+      case "wire" -> s = CallerOverhead.overMemoryWire(method);
+      case "loopback" -> {
+        s = new SuccessPathLatencyBenchmark();
+        s.method = method;
+        s.setUp();
+      }
+      default -> throw new IllegalArgumentException(
+          "where '" + where + "': one of nonet, wire, loopback");
     }
     InterleavedLatency.Call call = caller(s, caller);
     try {
@@ -82,8 +68,12 @@ public final class AllocationInventory {
         call.run();
       }
       String after = histogram();
-      print(method + " " + caller + (network ? " (loopback)"
-          : overWire ? " (memory wire)" : " (no network)"), before, after, calls);
+      String label = switch (where) {
+        case "wire" -> "memory wire";
+        case "loopback" -> "loopback";
+        default -> "no network";
+      };
+      print(method + " " + caller + " (" + label + ")", before, after, calls);
     } finally {
       s.tearDown();
     }

@@ -69,29 +69,29 @@ public final class CallerOverhead {
     Interceptor answer = chain -> new Response.Builder().request(chain.request())
         .protocol(Protocol.HTTP_1_1).code(200).message("OK")
         .body(ResponseBody.create(body, json)).build();
-    SuccessPath s = new SuccessPathLatencyBenchmark();
-    s.method = method;
-    s.setUp();
-    s.okHttp = s.okHttp.newBuilder().addInterceptor(answer).build();
-    s.sdk = io.github.resilienthttp.ResilientHttpClient.wrap(s.okHttp).build();
-    s.rebuildStacks();
-    return s;
+    return onClient(method, b -> b.addInterceptor(answer));
   }
 
   /**
    * The callers of {@link SuccessPath} for {@code method} on a client whose sockets are a
    * {@link MemoryWire}: OkHttp runs the whole call, its network half included, and every request is
    * answered with the same {@code 200} that {@link #withoutNetwork} gives, without the kernel's
-   * sockets or a server thread. What a stack does per network request (the SDK's network interceptor and its
-   * "sent" event) is counted here and not there. The caller tears it down.
+   * sockets or a server thread. What a stack does per network request (the SDK's network
+   * interceptor and its "sent" event) is counted here and not there. The caller tears it down.
    */
   static SuccessPath overMemoryWire(String method) throws Throwable {
     byte[] body = ANSWER.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    return onClient(method,
+        b -> b.socketFactory(new MemoryWire("200 OK", "application/json", body)));
+  }
+
+  /** The callers of {@link SuccessPath} for {@code method}, every stack on the changed client. */
+  private static SuccessPath onClient(String method,
+      java.util.function.UnaryOperator<okhttp3.OkHttpClient.Builder> change) throws Throwable {
     SuccessPath s = new SuccessPathLatencyBenchmark();
     s.method = method;
     s.setUp();
-    s.okHttp = s.okHttp.newBuilder()
-        .socketFactory(new MemoryWire("200 OK", "application/json", body)).build();
+    s.okHttp = change.apply(s.okHttp.newBuilder()).build();
     s.sdk = io.github.resilienthttp.ResilientHttpClient.wrap(s.okHttp).build();
     s.rebuildStacks();
     return s;

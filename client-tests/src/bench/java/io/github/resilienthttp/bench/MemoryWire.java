@@ -125,7 +125,8 @@ final class MemoryWire extends SocketFactory {
   static final class WireSocket extends Socket {
     private final byte[] response;
     private final Object lock = new Object();
-    private InetSocketAddress remote = new InetSocketAddress(InetAddress.getLoopbackAddress(), 80);
+    private volatile InetSocketAddress remote =
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), 80);
     private int soTimeout;
     private boolean closed;
     private boolean inputShutdown;
@@ -253,13 +254,17 @@ final class MemoryWire extends SocketFactory {
     }
 
     @Override
-    public synchronized void setSoTimeout(int timeout) {
-      soTimeout = timeout;
+    public void setSoTimeout(int timeout) {
+      synchronized (lock) {
+        soTimeout = timeout;
+      }
     }
 
     @Override
-    public synchronized int getSoTimeout() {
-      return soTimeout;
+    public int getSoTimeout() {
+      synchronized (lock) {
+        return soTimeout;
+      }
     }
 
     @Override
