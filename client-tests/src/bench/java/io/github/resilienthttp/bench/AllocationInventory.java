@@ -33,6 +33,13 @@ import javax.management.ObjectName;
  * without the network, 9 KB over the memory wire or on loopback (the defaults, 600,000 + 100,000
  * calls, fit in 3 GB without the network; use 100,000 + 50,000 and 6 GB over the wire or on
  * loopback).
+ *
+ * <p>Reading it: compare stacks by their own classes, or over several JVMs each. A JVM's total
+ * also carries its JIT's choices in shared code (over the wire, OkHttp's {@code Arrays$ArrayList}
+ * is 2 or 9 per call, 48 or 216 B, by JVM, in every stack) and, in the {@code int[]} row, the
+ * filler the JVM writes at the end of each thread's allocation buffer. {@code -XX:-UseTLAB} removes
+ * the filler but also changes what escape analysis keeps (OkHttp's {@code Response$Builder}: 6 per
+ * call with the buffers, 1 or 2 without), so it is not used (BENCHMARKS.md, "Seventeenth run").
  */
 public final class AllocationInventory {
   private static final Pattern ROW = Pattern.compile("\\s*\\d+:\\s+(\\d+)\\s+(\\d+)\\s+(\\S+).*");
