@@ -3,15 +3,14 @@ package io.github.resilienthttp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.IOException;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What plain OkHttp does on its own with a {@code 503}, with the silent retries the SDK turns off
@@ -25,21 +24,17 @@ import org.junit.jupiter.api.Test;
  * and {@code FaultMatrixTest}'s {@code S503_HUGE}.
  */
 class OkHttpOwnFollowUpsTest {
+  @RegisterExtension
+  final LoopbackServer loopback = new LoopbackServer();
+
   private MockWebServer server;
   private OkHttpClient noSilentRetries;
 
   @BeforeEach
-  void setUp() throws IOException {
-    server = new MockWebServer();
-    server.start();
-    noSilentRetries = new OkHttpClient.Builder().retryOnConnectionFailure(false).build();
-  }
-
-  @AfterEach
-  void tearDown() {
-    noSilentRetries.dispatcher().executorService().shutdown();
-    noSilentRetries.connectionPool().evictAll();
-    server.close();
+  void setUp() {
+    server = loopback.server();
+    // Shares the extension's pool and dispatcher, which it empties after each test.
+    noSilentRetries = loopback.okHttp().newBuilder().retryOnConnectionFailure(false).build();
   }
 
   private Request get() {
